@@ -1,0 +1,96 @@
+package io.vibridge.gateway.admin;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The admin HTTP endpoint (DESIGN "Observability and operations"): {@code /metrics} in the
+ * Prometheus text format, {@code /health} (the process is alive), {@code /ready} (the gateway
+ * accepts connections: listener bound, fabric up, not draining) and {@code /connections} (JSON).
+ */
+public final class AdminServer {
+
+    private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+    private final Vertx vertx;
+    private final PrometheusMeterRegistry registry;
+    private final BooleanSupplier ready;
+    private final Supplier<List<ConnectionInfo>> connections;
+    private HttpServer server;
+
+    public AdminServer(Vertx vertx, PrometheusMeterRegistry registry, BooleanSupplier ready,
+                       Supplier<List<ConnectionInfo>> connections) {
+        this.vertx = vertx;
+        this.registry = registry;
+        this.ready = ready;
+        this.connections = connections;
+    }
+
+    /** Binds the server; the future carries the actual port (useful with port 0). */
+    public Future<Integer> start(String host, int port) {
+        return vertx.createHttpServer()
+                .requestHandler(this::handle)
+                .listen(port, host)
+                .map(s -> {
+                    server = s;
+                    return s.actualPort();
+                });
+    }
+
+    public Future<Void> stop() {
+        return server == null ? Future.succeededFuture() : server.close();
+    }
+
+    private void handle(HttpServerRequest request) {
+        if (request.method() != HttpMethod.GET && request.method() != HttpMethod.HEAD) {
+            request.response().setStatusCode(405).putHeader(HttpHeaders.ALLOW, "GET, HEAD").end();
+            return;
+        }
+        switch (request.path()) {
+            case "/metrics" -> request.response()
+                    .putHeader(HttpHeaders.CONTENT_TYPE, PROMETHEUS_TEXT)
+                    .end(registry.scrape());
+            case "/health" -> json(request, 200, new JsonObject().put("status", "UP"));
+            case "/ready" -> {
+                boolean isReady = ready.getAsBoolean();
+                json(request, isReady ? 200 : 503, new JsonObject().put("status", isReady ? "READY" : "NOT_READY"));
+            }
+            case "/connections" -> json(request, 200, connectionsJson());
+            default -> request.response().setStatusCode(404).end("not found: " + request.path() + "\n");
+        }
+    }
+
+    private JsonArray connectionsJson() {
+        JsonArray array = new JsonArray();
+        for (ConnectionInfo c : connections.get()) {
+            array.add(new JsonObject()
+                    .put("id", c.id())
+                    .put("client", c.client())
+                    .put("route", c.route())
+                    .put("target", c.target())
+                    .put("state", c.state())
+                    .put("bytesIn", c.bytesIn())
+                    .put("bytesOut", c.bytesOut())
+                    .put("openedAt", java.time.Instant.ofEpochMilli(c.openedAtMillis()).toString()));
+        }
+        return array;
+    }
+
+    private static void json(HttpServerRequest request, int status, Object body) {
+        request.response()
+                .setStatusCode(status)
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                .end(body.toString() + "\n");
+    }
+}

@@ -1,0 +1,108 @@
+package io.vibridge.gateway.admin;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vibridge.gateway.metrics.Direction;
+import io.vibridge.gateway.metrics.GatewayMetrics;
+import io.vibridge.gateway.metrics.Operation;
+import io.vibridge.gateway.metrics.RejectReason;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class AdminServerTest {
+
+    private Vertx vertx;
+    private AdminServer admin;
+    private GatewayMetrics metrics;
+    private final AtomicBoolean ready = new AtomicBoolean();
+    private int port;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeEach
+    void start() throws Exception {
+        vertx = Vertx.vertx();
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        metrics = new GatewayMetrics(registry);
+        admin = new AdminServer(vertx, registry, ready::get, () -> List.of(
+                new ConnectionInfo(7, "127.0.0.1:40000", "storage", "127.0.0.3:5000/0x21388", "CONNECTED",
+                        123, 456, 1_700_000_000_000L)));
+        port = admin.start("127.0.0.1", 0).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void metricsShowTheGatewayMetersAndTheyMove() throws Exception {
+        String before = get("/metrics").body();
+        assertThat(before)
+                .contains("vibridge_connections_active 0.0")
+                .contains("vibridge_connections_rejected_total{reason=\"no_route\"} 0.0")
+                .contains("vibridge_bytes_total{direction=\"client_to_target\",operation=\"send\"} 0.0");
+
+        metrics.connectionOpened();
+        metrics.rejected(RejectReason.NO_ROUTE);
+        metrics.message(Direction.CLIENT_TO_TARGET, Operation.SEND, 4096);
+        metrics.cmRoundTrip(150_000);
+
+        HttpResponse<String> after = get("/metrics");
+        assertThat(after.statusCode()).isEqualTo(200);
+        assertThat(after.headers().firstValue("content-type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
+        assertThat(after.body())
+                .contains("vibridge_connections_active 1.0")
+                .contains("vibridge_connections_opened_total 1.0")
+                .contains("vibridge_connections_rejected_total{reason=\"no_route\"} 1.0")
+                .contains("vibridge_bytes_total{direction=\"client_to_target\",operation=\"send\"} 4096.0")
+                .contains("vibridge_messages_total{direction=\"client_to_target\",operation=\"send\"} 1.0")
+                .contains("vibridge_cm_rtt_seconds_count 1");
+    }
+
+    @Test
+    void healthIsUpAndReadinessFollowsTheGateway() throws Exception {
+        assertThat(get("/health").statusCode()).isEqualTo(200);
+        assertThat(get("/ready").statusCode()).isEqualTo(503);
+        ready.set(true);
+        HttpResponse<String> r = get("/ready");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("READY");
+    }
+
+    @Test
+    void connectionsAreListedAsJson() throws Exception {
+        HttpResponse<String> r = get("/connections");
+        assertThat(r.statusCode()).isEqualTo(200);
+        JsonArray array = new JsonArray(r.body());
+        assertThat(array).hasSize(1);
+        assertThat(array.getJsonObject(0).getString("client")).isEqualTo("127.0.0.1:40000");
+        assertThat(array.getJsonObject(0).getLong("bytesOut")).isEqualTo(456L);
+        assertThat(array.getJsonObject(0).getString("openedAt")).isEqualTo("2023-11-14T22:13:20Z");
+    }
+
+    @Test
+    void unknownPathsAndMethodsAreRefused() throws Exception {
+        assertThat(get("/nope").statusCode()).isEqualTo(404);
+        HttpResponse<String> post = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(post.statusCode()).isEqualTo(405);
+    }
+}
