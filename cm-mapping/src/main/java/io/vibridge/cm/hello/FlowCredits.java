@@ -1,0 +1,154 @@
+package io.vibridge.cm.hello;
+
+import io.vibridge.cm.CmFormatException;
+import io.vibridge.cm.wire.Fields;
+
+/**
+ * Send-credit arithmetic of FlowC 0 (CM-MAPPING §4, SDP's BSDH rules): one instance per RC
+ * connection, fed with every Send posted and every message received.
+ *
+ * <p>State: my last mseq sent, the peer's last mseqack (which of my Sends it has consumed), the
+ * peer's last advertised bufs, the last mseq received from the peer (my mseqack), and what I last
+ * advertised. Sequence numbers are unsigned 32-bit and wrap ({@code 0xFFFFFFFF + 1 = 0}); all
+ * differences are taken modulo 2^32, which is exact because at most 65535 Sends (the largest bufs)
+ * can be outstanding.
+ *
+ * <p>The Hello/HelloReply exchange counts as message 0 in each direction (SDP sends MSeq = MSeqAck
+ * = 0 there), so the first Send carries mseq 1, and the peer's initial bufs come from its Hello
+ * (passive side) or HelloReply (active side).
+ *
+ * <p><b>Credits</b> = peer's bufs - (my last mseq - peer's mseqack): the Sends the peer has receive
+ * buffers for. The gateway never sends without a credit, so no RNR NAK occurs. To avoid the
+ * deadlock where both sides have used every credit and neither can tell the other it has reposted
+ * buffers, the last credit is kept for a credit update (a header-only Send), as SDP does: send
+ * payload only when {@link #canSendData()} (at least 2 credits), a credit update when
+ * {@link #canSend()} (at least 1). A peer that advertises fewer than 2 buffers therefore never
+ * receives payload.
+ *
+ * <p>Not thread-safe (one connection lives on one thread); allocates nothing except when it throws.
+ */
+public final class FlowCredits {
+
+    private int lastSent;
+    private int peerAck;
+    private int peerBufs;
+    private int lastReceived;
+    private int advertisedBufs;
+    private int advertisedAck;
+
+    /**
+     * Credits at connection start: sequence numbers 0 both ways.
+     *
+     * @param peerInitialBufs bufs of the peer's Hello (if we accepted) or HelloReply (if we connected)
+     * @param myInitialBufs bufs we advertised in our own Hello or HelloReply
+     */
+    public FlowCredits(int peerInitialBufs, int myInitialBufs) {
+        this(peerInitialBufs, myInitialBufs, 0, 0);
+    }
+
+    /**
+     * Credits with explicit starting sequence numbers (the mseq of the last message before the
+     * first Send, in each direction); used to test wrap-around.
+     */
+    public FlowCredits(int peerInitialBufs, int myInitialBufs, int initialSendMseq, int initialReceiveMseq) {
+        this.peerBufs = Fields.requireRange("peerInitialBufs", peerInitialBufs, 0xFFFF);
+        this.advertisedBufs = Fields.requireRange("myInitialBufs", myInitialBufs, 0xFFFF);
+        this.lastSent = initialSendMseq;
+        this.peerAck = initialSendMseq;
+        this.lastReceived = initialReceiveMseq;
+        this.advertisedAck = initialReceiveMseq;
+    }
+
+    /** Sends posted but not yet acknowledged by the peer's mseqack. */
+    public int unacknowledged() {
+        return lastSent - peerAck; // modulo 2^32, always in 0..65535
+    }
+
+    /** Send credits: the peer's bufs minus the unacknowledged Sends, never below 0. */
+    public int credits() {
+        return Math.max(0, peerBufs - unacknowledged());
+    }
+
+    /** May a Send (of any kind, e.g. a header-only credit update) be posted now? */
+    public boolean canSend() {
+        return credits() >= 1;
+    }
+
+    /** May a Send with payload be posted now? Keeps the last credit for a credit update. */
+    public boolean canSendData() {
+        return credits() >= 2;
+    }
+
+    /**
+     * Records a Send about to be posted and returns the mseq to put in its header; its mseqack is
+     * {@link #mseqAck()}, its bufs {@code bufsAdvertised}.
+     *
+     * @param bufsAdvertised receive buffers we have posted right now (the header's bufs)
+     * @throws IllegalStateException if there is no credit (the caller must check {@link #canSend()})
+     */
+    public int onSend(int bufsAdvertised) {
+        Fields.requireRange("bufsAdvertised", bufsAdvertised, 0xFFFF);
+        if (!canSend()) {
+            throw new IllegalStateException("no send credit: peer bufs " + peerBufs
+                    + ", unacknowledged " + unacknowledged());
+        }
+        lastSent++;
+        advertisedBufs = bufsAdvertised;
+        advertisedAck = lastReceived;
+        return lastSent;
+    }
+
+    /**
+     * Records a message received from the peer (its header fields). Checked before anything
+     * changes, so a refused message leaves the state as it was.
+     *
+     * @throws CmFormatException field {@code mseq} if it is not the next in sequence (RC delivers
+     *     in order, so a gap or repeat is a broken peer); field {@code mseqack} if it acknowledges a
+     *     Send not yet posted or goes backwards
+     */
+    public void onReceive(int bufs, int mseq, int mseqAck) {
+        if (mseq != lastReceived + 1) {
+            throw new CmFormatException(FlowControlHeader.NAME, "mseq", 8, "expected "
+                    + Integer.toUnsignedString(lastReceived + 1) + ", got " + Integer.toUnsignedString(mseq));
+        }
+        // The new ack must lie in [peerAck, lastSent], compared as distances from peerAck.
+        if (Integer.compareUnsigned(mseqAck - peerAck, unacknowledged()) > 0) {
+            throw new CmFormatException(FlowControlHeader.NAME, "mseqack", 12, "must be between "
+                    + Integer.toUnsignedString(peerAck) + " and the last mseq sent "
+                    + Integer.toUnsignedString(lastSent) + ", got " + Integer.toUnsignedString(mseqAck));
+        }
+        Fields.requireRange("bufs", bufs, 0xFFFF);
+        lastReceived = mseq;
+        peerAck = mseqAck;
+        peerBufs = bufs;
+    }
+
+    /** The mseqack to send: the last mseq received from the peer. */
+    public int mseqAck() {
+        return lastReceived;
+    }
+
+    /** The mseq of the last Send recorded by {@link #onSend}. */
+    public int lastSentMseq() {
+        return lastSent;
+    }
+
+    /** The mseq the next Send will carry. */
+    public int nextMseq() {
+        return lastSent + 1;
+    }
+
+    /** The peer's last advertised bufs. */
+    public int peerBufs() {
+        return peerBufs;
+    }
+
+    /**
+     * The credits the peer believes it has towards us, from our last advertisement and the
+     * messages received since: our advertised bufs - (last mseq received - the mseqack we sent
+     * then). When this runs low while we have more receives posted, send a credit update.
+     */
+    public int peerCredits() {
+        return Math.max(0, advertisedBufs - (lastReceived - advertisedAck));
+    }
+}

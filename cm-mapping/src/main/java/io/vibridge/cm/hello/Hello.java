@@ -1,0 +1,170 @@
+package io.vibridge.cm.hello;
+
+import io.vibridge.cm.CmFormatException;
+import io.vibridge.cm.wire.Fields;
+import io.vibridge.cm.wire.IpAddressField;
+import java.net.InetAddress;
+import java.nio.BufferOverflowException;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+
+/**
+ * The Hello: the private data of the CM REQ (CM-MAPPING §2; seed 001 Figure 1; SDP's HH,
+ * IB-WIRE-REFERENCE §7.2). 92 bytes, of which the first 64 are defined; big-endian.
+ *
+ * <pre>
+ *  0  MID = 0            1  reserved          2  bufs (u16)        4  len = 92 (u32)
+ *  8  reserved (8)      16  MajVer|MinVer    17  IPVer|FlowC      18  reserved (2)
+ * 20  DesRemRcvSz (u32) 24  LocalRcvSz (u32) 28  Local Port (u16) 30  reserved (2)
+ * 32  Src IP (16)       48  Dst IP (16)      64  reserved (28)
+ * </pre>
+ *
+ * <p><b>Encoding</b> writes all 92 bytes, reserved bytes zero, {@code len} = 92, MajVer 2.
+ *
+ * <p><b>Decoding</b> rejects, with a {@link CmFormatException} naming the field, exactly what
+ * CM-MAPPING §3 says a receiver rejects: MID not 0, MajVer not 2, len below 64, IPVer not 4 or 6,
+ * FlowC not 0 or 1; and input shorter than the 64 defined bytes. It is liberal elsewhere:
+ * reserved bytes are ignored (an SDP peer puts MaxAdverts = 1 in byte 19), len above 92 is
+ * accepted, the 12 padding bytes of an IPv4 address are not checked, the minor version is kept
+ * as received. Such a receiver answers with CM REJ reason {@link
+ * CmFormatException#CM_REJ_CONSUMER_REASON}.
+ *
+ * @param bufs receive buffers the sender has posted on this QP (initial credits), 0..65535
+ * @param minorVersion MinVer, 0..15 (2 when sent by us)
+ * @param flowControl FlowC
+ * @param desiredRemoteReceiveSize DesRemRcvSz: receive size the sender asks the target to use (u32)
+ * @param localReceiveSize LocalRcvSz: the sender's receive buffer size on this QP (u32)
+ * @param sourcePort Local Port: the VI client's TCP source port, 0..65535
+ * @param sourceAddress Src IP: the VI client's address
+ * @param destinationAddress Dst IP: the target's address, same IP version as the source
+ */
+public record Hello(
+        int bufs,
+        int minorVersion,
+        FlowControl flowControl,
+        long desiredRemoteReceiveSize,
+        long localReceiveSize,
+        int sourcePort,
+        InetAddress sourceAddress,
+        InetAddress destinationAddress) {
+
+    /** Size of the REQ private data the Hello fills. */
+    public static final int LENGTH = 92;
+    /** Bytes of the Hello that carry defined fields (the rest is reserved). */
+    public static final int DEFINED_LENGTH = 64;
+    /** MID of a Hello. */
+    public static final int MID = 0;
+    /** The only major version accepted and sent (SDP's 2.2, as the seed keeps SDP's fields). */
+    public static final int MAJOR_VERSION = 2;
+    /** The minor version sent. */
+    public static final int MINOR_VERSION = 2;
+
+    static final String NAME = "Hello";
+
+    /** Validates the arguments (ranges, non-null, one IP version for both addresses). */
+    public Hello {
+        Fields.requireRange("bufs", bufs, 0xFFFF);
+        Fields.requireRange("minorVersion", minorVersion, 0xF);
+        Objects.requireNonNull(flowControl, "flowControl");
+        Fields.requireU32("desiredRemoteReceiveSize", desiredRemoteReceiveSize);
+        Fields.requireU32("localReceiveSize", localReceiveSize);
+        Fields.requireRange("sourcePort", sourcePort, 0xFFFF);
+        Objects.requireNonNull(sourceAddress, "sourceAddress");
+        Objects.requireNonNull(destinationAddress, "destinationAddress");
+        if (IpAddressField.ipVersionOf(sourceAddress) != IpAddressField.ipVersionOf(destinationAddress)) {
+            throw new IllegalArgumentException("source " + sourceAddress + " and destination "
+                    + destinationAddress + " must be of the same IP version (one IPVer field)");
+        }
+    }
+
+    /** A Hello as the gateway sends it: version 2.2. */
+    public static Hello of(int bufs, FlowControl flowControl, long desiredRemoteReceiveSize,
+            long localReceiveSize, int sourcePort, InetAddress sourceAddress, InetAddress destinationAddress) {
+        return new Hello(bufs, MINOR_VERSION, flowControl, desiredRemoteReceiveSize, localReceiveSize,
+                sourcePort, sourceAddress, destinationAddress);
+    }
+
+    /** IPVer: 4 or 6, from the addresses. */
+    public int ipVersion() {
+        return IpAddressField.ipVersionOf(sourceAddress);
+    }
+
+    /**
+     * Writes the 92-byte Hello at the buffer's position and advances it by 92.
+     *
+     * @throws BufferOverflowException if fewer than 92 bytes remain (nothing is written)
+     */
+    public void encode(ByteBuffer buf) {
+        if (buf.remaining() < LENGTH) {
+            throw new BufferOverflowException();
+        }
+        int p = buf.position();
+        for (int i = 0; i < LENGTH; i++) {
+            buf.put(p + i, (byte) 0);
+        }
+        buf.put(p, (byte) MID);
+        buf.putShort(p + 2, (short) bufs);
+        buf.putInt(p + 4, LENGTH);
+        buf.put(p + 16, (byte) (MAJOR_VERSION << 4 | minorVersion));
+        buf.put(p + 17, (byte) (ipVersion() << 4 | flowControl.wireValue()));
+        buf.putInt(p + 20, (int) desiredRemoteReceiveSize);
+        buf.putInt(p + 24, (int) localReceiveSize);
+        buf.putShort(p + 28, (short) sourcePort);
+        IpAddressField.write(buf, p + 32, sourceAddress);
+        IpAddressField.write(buf, p + 48, destinationAddress);
+        buf.position(p + LENGTH);
+    }
+
+    /** The 92 bytes of REQ private data. */
+    public byte[] toBytes() {
+        byte[] out = new byte[LENGTH];
+        encode(ByteBuffer.wrap(out));
+        return out;
+    }
+
+    /**
+     * Reads a Hello at the buffer's position (the start of the REQ private data). On success the
+     * position advances past the private data, by {@code min(92, remaining)}; on failure it is
+     * unchanged.
+     *
+     * @throws CmFormatException if fewer than 64 bytes remain or a field breaks CM-MAPPING §3
+     */
+    public static Hello decode(ByteBuffer buf) {
+        Fields.requireRemaining(buf, DEFINED_LENGTH, NAME);
+        int p = buf.position();
+        int mid = buf.get(p) & 0xFF;
+        if (mid != MID) {
+            throw new CmFormatException(NAME, "MID", 0, "must be 0 (Hello), got " + mid);
+        }
+        int bufs = buf.getShort(p + 2) & 0xFFFF;
+        long len = buf.getInt(p + 4) & 0xFFFF_FFFFL;
+        if (len < DEFINED_LENGTH) {
+            throw new CmFormatException(NAME, "len", 4, "must be at least 64, got " + len);
+        }
+        int versions = buf.get(p + 16) & 0xFF;
+        if (versions >>> 4 != MAJOR_VERSION) {
+            throw new CmFormatException(NAME, "MajVer", 16, "must be 2, got " + (versions >>> 4));
+        }
+        int ipFlow = buf.get(p + 17) & 0xFF;
+        int ipVersion = ipFlow >>> 4;
+        if (ipVersion != 4 && ipVersion != 6) {
+            throw new CmFormatException(NAME, "IPVer", 17, "must be 4 or 6, got " + ipVersion);
+        }
+        int flowC = ipFlow & 0xF;
+        if (flowC > 1) {
+            throw new CmFormatException(NAME, "FlowC", 17, "must be 0 or 1, got " + flowC);
+        }
+        long desRemRcvSz = buf.getInt(p + 20) & 0xFFFF_FFFFL;
+        long localRcvSz = buf.getInt(p + 24) & 0xFFFF_FFFFL;
+        int localPort = buf.getShort(p + 28) & 0xFFFF;
+        InetAddress src = IpAddressField.read(buf, p + 32, ipVersion);
+        InetAddress dst = IpAddressField.read(buf, p + 48, ipVersion);
+        buf.position(p + Math.min(LENGTH, buf.remaining()));
+        return new Hello(bufs, versions & 0xF, FlowControl.of(flowC), desRemRcvSz, localRcvSz, localPort, src, dst);
+    }
+
+    /** Decodes REQ private data given as an array (see {@link #decode(ByteBuffer)}). */
+    public static Hello fromBytes(byte[] privateData) {
+        return decode(ByteBuffer.wrap(privateData));
+    }
+}

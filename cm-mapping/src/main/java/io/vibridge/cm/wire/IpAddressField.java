@@ -1,0 +1,67 @@
+package io.vibridge.cm.wire;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+
+/**
+ * The 16-byte IP address field shared by the Hello (CM-MAPPING §2) and the CMA header
+ * (IB-WIRE-REFERENCE §6.2): an IPv6 address as its 16 bytes, an IPv4 address in the last 4 bytes
+ * with the first 12 bytes zero (zero-padded as SDP and rdma_cm do, not {@code ::ffff:}-mapped).
+ *
+ * <p>Reading is driven by the message's IP version field, never guessed from the bytes: with IP
+ * version 6 the result is always an {@link Inet6Address}, even for a {@code ::ffff:a.b.c.d} or
+ * {@code ::a.b.c.d} pattern, so that decoding what was encoded gives the same address back. With IP
+ * version 4 the 12 padding bytes are not checked (neither the spec nor Linux's rdma_cm rejects
+ * them; Linux reads only the last 4 bytes). The IPv6 scope of an address is not carried.
+ */
+public final class IpAddressField {
+
+    /** Size of the field in bytes. */
+    public static final int LENGTH = 16;
+
+    private IpAddressField() {
+    }
+
+    /** The IP version number (4 or 6) of an address. */
+    public static int ipVersionOf(InetAddress address) {
+        return switch (Objects.requireNonNull(address, "address")) {
+            case Inet4Address a -> 4;
+            case Inet6Address a -> 6;
+            default -> throw new IllegalArgumentException("neither IPv4 nor IPv6: " + address);
+        };
+    }
+
+    /** Writes {@code address} as a 16-byte field at absolute {@code index} of {@code buf}. */
+    public static void write(ByteBuffer buf, int index, InetAddress address) {
+        byte[] bytes = address.getAddress();
+        int pad = LENGTH - bytes.length;
+        for (int i = 0; i < pad; i++) {
+            buf.put(index + i, (byte) 0);
+        }
+        buf.put(index + pad, bytes);
+    }
+
+    /**
+     * Reads a 16-byte field at absolute {@code index} of {@code buf} as an address of
+     * {@code ipVersion} (4 or 6; the caller has validated it).
+     */
+    public static InetAddress read(ByteBuffer buf, int index, int ipVersion) {
+        try {
+            if (ipVersion == 4) {
+                byte[] b = new byte[4];
+                buf.get(index + LENGTH - 4, b);
+                return InetAddress.getByAddress(b);
+            }
+            byte[] b = new byte[LENGTH];
+            buf.get(index, b);
+            return Inet6Address.getByAddress(null, b, -1);
+        } catch (UnknownHostException e) {
+            // Unreachable: the arrays have legal lengths.
+            throw new IllegalStateException(e);
+        }
+    }
+}
