@@ -25,9 +25,21 @@ import io.vibridge.cm.wire.Fields;
  * {@link #canSend()} (at least 1). A peer that advertises fewer than 2 buffers therefore never
  * receives payload.
  *
+ * <p><b>Credit updates.</b> {@link #shouldSendCreditUpdate(int)} says when to send a header-only
+ * Send: when the peer believes it has fewer than 2 credits (so it cannot send payload) and we have
+ * more receives posted than it knows of. After the drain of a quiet connection this always fires on
+ * the side whose peer is short, so no side waits forever; and since an update advertises every
+ * posted buffer, the one receive it costs the peer leaves that peer's view at 2 or more when each
+ * side posts at least {@link #MIN_BUFS_FOR_QUIET_UPDATES} (3) buffers: updates then never answer
+ * each other endlessly. With 2 buffers a side the two would ping-pong updates on an idle
+ * connection, which is why routes with FlowC 0 require at least 3 receive buffers.
+ *
  * <p>Not thread-safe (one connection lives on one thread); allocates nothing except when it throws.
  */
 public final class FlowCredits {
+
+    /** Receive buffers each side should post so that credit updates settle (see the class comment). */
+    public static final int MIN_BUFS_FOR_QUIET_UPDATES = 3;
 
     private int lastSent;
     private int peerAck;
@@ -121,6 +133,16 @@ public final class FlowCredits {
         lastReceived = mseq;
         peerAck = mseqAck;
         peerBufs = bufs;
+    }
+
+    /**
+     * Should a header-only credit update be sent now? True when the peer believes it has fewer than
+     * 2 credits, {@code postedNow} (our receives posted right now) is more than it believes, and we
+     * have a credit to send it with.
+     */
+    public boolean shouldSendCreditUpdate(int postedNow) {
+        int peerView = peerCredits();
+        return peerView < 2 && postedNow > peerView && canSend();
     }
 
     /** The mseqack to send: the last mseq received from the peer. */
