@@ -1,0 +1,7 @@
+package io.vibridge.verbs;
+
+/** Receives connection manager events. */
+@FunctionalInterface
+public interface CmEventHandler {
+    void onEvent(CmEvent event);
+}

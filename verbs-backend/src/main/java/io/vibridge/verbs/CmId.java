@@ -1,0 +1,25 @@
+package io.vibridge.verbs;
+
+import java.net.InetAddress;
+
+/** One connection's CM endpoint (active or passive). Thread-safe. */
+public interface CmId {
+    /** Our local communication ID. */
+    int localCommId();
+
+    InetAddress remoteAddress();
+
+    long serviceId();
+
+    /** The connected QP (null on a passive id before accept). */
+    QueuePair queuePair();
+
+    /** Passive side: accepts a {@link CmEvent.ConnectRequest}: QP to RTS, REP sent. */
+    void accept(QueuePair qp, AcceptParams params);
+
+    /** Passive side: rejects a request with reason 28 (consumer reject) and private data (up to 148 bytes). */
+    void reject(byte[] privateData);
+
+    /** Sends DREQ (QP to ERROR); {@link CmEvent.Disconnected} then {@link CmEvent.TimewaitExit} follow. */
+    void disconnect();
+}

@@ -1,0 +1,31 @@
+package io.vibridge.verbs;
+
+import java.util.concurrent.Executor;
+
+/**
+ * InfiniBand CM (REQ/REP/RTU/REJ/DREQ/DREP over QP1). Events reach the handler on {@code executor},
+ * or when that is null on the provider's event thread; events of one id arrive in order.
+ */
+public interface ConnectionManager {
+    /** Private data limits of the CM messages (IBA 12.6). */
+    int REQ_PRIVATE_DATA = 92;
+    int REP_PRIVATE_DATA = 196;
+    int REJ_PRIVATE_DATA = 148;
+
+    /** Listens on a Service ID; each REQ for it produces a {@link CmEvent.ConnectRequest}. */
+    CmListener listen(long serviceId, CmEventHandler handler, Executor executor);
+
+    /**
+     * Sends a REQ. The outcome arrives as {@link CmEvent.Established}, {@link CmEvent.Rejected} or
+     * {@link CmEvent.ConnectTimeout}. The QP must be in INIT.
+     */
+    CmId connect(ConnectParams params, QueuePair qp, CmEventHandler handler, Executor executor);
+
+    /** A listening Service ID. */
+    interface CmListener extends AutoCloseable {
+        long serviceId();
+
+        @Override
+        void close();
+    }
+}

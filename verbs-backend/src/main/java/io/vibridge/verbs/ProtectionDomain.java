@@ -1,0 +1,22 @@
+package io.vibridge.verbs;
+
+import java.nio.ByteBuffer;
+import java.util.Set;
+
+/** A protection domain: memory regions and QPs of one PD may be used together. */
+public interface ProtectionDomain extends AutoCloseable {
+    /** Registers a direct buffer (its whole capacity). */
+    MemoryRegion registerMemory(ByteBuffer directBuffer, Set<Access> access);
+
+    /**
+     * Registers a handler-answered address range with no local memory (needs
+     * {@link Capability#REMOTE_ACCESS_HANDLER}, else {@link UnsupportedOperationException}).
+     */
+    RemoteAccessRegion registerRemoteAccessHandler(long address, long length, Set<Access> access,
+                                                   RemoteAccessHandler handler);
+
+    QueuePair createQueuePair(QpInitAttributes attributes);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,30 @@
+package io.vibridge.verbs;
+
+/**
+ * An RC queue pair. Created in INIT (receives may be posted at once); the connection manager moves it
+ * to RTR/RTS when the connection is set up and to ERROR on disconnect. Thread-safe.
+ */
+public interface QueuePair extends AutoCloseable {
+    int qpNum();
+
+    QpState state();
+
+    /** Posts one send work request (requires RTS; in ERROR it completes at once as flushed). */
+    void postSend(SendWorkRequest wr);
+
+    /** Posts one receive (INIT, RTR, RTS; in ERROR it completes at once as flushed). */
+    void postRecv(ReceiveWorkRequest wr);
+
+    /** Moves the QP to ERROR: outstanding work requests complete with {@link WcStatus#WR_FLUSH_ERROR}. */
+    void toError();
+
+    CompletionQueue sendCq();
+
+    CompletionQueue recvCq();
+
+    /** Negotiated path MTU in bytes (0 before the connection is set up). */
+    int pathMtu();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,50 @@
+package io.vibridge.verbs.soft;
+
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * lkey/rkey table of one device: key = slot &lt;&lt; 8 | 8-bit tag (the tag changes at every reuse of a
+ * slot so a stale key does not find a newer region). Lookup is lock-free and allocation-free.
+ */
+final class KeyTable {
+    private static final int SLOTS = 1 << 16;
+    private final AtomicReferenceArray<Object> slots = new AtomicReferenceArray<>(SLOTS);
+    private final int[] tags = new int[SLOTS];
+    private int next = 1;
+
+    synchronized int register(Object region) {
+        for (int n = 0; n < SLOTS; n++) {
+            int slot = next;
+            next = next + 1 == SLOTS ? 1 : next + 1;
+            if (slots.get(slot) == null) {
+                tags[slot] = (tags[slot] + 1 + (int) (System.nanoTime() & 0x3F)) & 0xFF;
+                slots.set(slot, region);
+                return slot << 8 | tags[slot];
+            }
+        }
+        throw new io.vibridge.verbs.VerbsException("out of memory keys (" + SLOTS + " regions)");
+    }
+
+    Object lookup(int key) {
+        int slot = key >>> 8;
+        if (slot == 0 || slot >= SLOTS) {
+            return null;
+        }
+        Object r = slots.get(slot);
+        return r != null && keyOf(r) == key ? r : null;
+    }
+
+    synchronized void remove(int key) {
+        int slot = key >>> 8;
+        if (slot > 0 && slot < SLOTS) {
+            slots.set(slot, null);
+        }
+    }
+
+    private static int keyOf(Object r) {
+        if (r instanceof SoftMemoryRegion m) {
+            return m.rkey();
+        }
+        return ((SoftRemoteAccessRegion) r).rkey();
+    }
+}

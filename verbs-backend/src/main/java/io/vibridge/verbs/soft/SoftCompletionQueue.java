@@ -1,0 +1,135 @@
+package io.vibridge.verbs.soft;
+
+import io.vibridge.verbs.CompletionQueue;
+import io.vibridge.verbs.WcOpcode;
+import io.vibridge.verbs.WcStatus;
+import io.vibridge.verbs.WorkCompletion;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Completion queue: a fixed ring of completion fields (no allocation per completion). If a producer
+ * finds it full the completion is dropped, counted in {@link #overruns()} and logged: size CQs for
+ * all the work requests that can be outstanding on the QPs that use them.
+ */
+public final class SoftCompletionQueue implements CompletionQueue {
+    private static final Logger LOG = LoggerFactory.getLogger(SoftCompletionQueue.class);
+    private final SoftDevice device;
+    private final int capacity;
+    private final long[] wrId;
+    private final WcStatus[] status;
+    private final WcOpcode[] opcode;
+    private final int[] len;
+    private final int[] imm;
+    private final int[] qpn;
+    private final byte[] flags;
+    private long head;
+    private long tail;
+    private long overruns;
+    private boolean armed;
+    private boolean solicitedOnly;
+    private Runnable handler;
+    private Executor executor;
+
+    SoftCompletionQueue(SoftDevice device, int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be >= 1");
+        }
+        this.device = device;
+        this.capacity = capacity;
+        wrId = new long[capacity];
+        status = new WcStatus[capacity];
+        opcode = new WcOpcode[capacity];
+        len = new int[capacity];
+        imm = new int[capacity];
+        qpn = new int[capacity];
+        flags = new byte[capacity];
+    }
+
+    /** Adds a completion (called by the transport). */
+    public void push(long id, WcStatus st, WcOpcode op, int byteLen, boolean hasImm, int immediate, int qp,
+                     boolean solicited) {
+        Runnable toRun = null;
+        Executor ex = null;
+        synchronized (this) {
+            if (tail - head >= capacity) {
+                overruns++;
+                LOG.error("completion queue overrun (capacity {}): completion of wr {} dropped", capacity, id);
+                return;
+            }
+            int i = (int) (tail++ % capacity);
+            wrId[i] = id;
+            status[i] = st;
+            opcode[i] = op;
+            len[i] = byteLen;
+            imm[i] = immediate;
+            qpn[i] = qp;
+            flags[i] = (byte) ((hasImm ? 1 : 0) | (solicited ? 2 : 0));
+            if (armed && handler != null && (!solicitedOnly || solicited || st != WcStatus.SUCCESS)) {
+                armed = false;
+                toRun = handler;
+                ex = executor;
+            }
+        }
+        if (toRun != null) {
+            (ex != null ? ex : device.eventExecutor()).execute(toRun);
+        }
+    }
+
+    @Override
+    public synchronized int poll(WorkCompletion[] out) {
+        int n = 0;
+        while (n < out.length && head < tail) {
+            int i = (int) (head++ % capacity);
+            WorkCompletion wc = out[n++];
+            wc.wrId = wrId[i];
+            wc.status = status[i];
+            wc.opcode = opcode[i];
+            wc.byteLength = len[i];
+            wc.immediate = imm[i];
+            wc.qpNum = qpn[i];
+            wc.hasImmediate = (flags[i] & 1) != 0;
+            wc.solicited = (flags[i] & 2) != 0;
+        }
+        return n;
+    }
+
+    @Override
+    public void requestNotify(boolean solicitedOnly) {
+        Runnable toRun = null;
+        Executor ex = null;
+        synchronized (this) {
+            this.solicitedOnly = solicitedOnly;
+            if (head < tail && handler != null) {
+                toRun = handler;
+                ex = executor;
+            } else {
+                armed = true;
+            }
+        }
+        if (toRun != null) {
+            (ex != null ? ex : device.eventExecutor()).execute(toRun);
+        }
+    }
+
+    @Override
+    public synchronized void onNotify(Runnable handler, Executor executor) {
+        this.handler = handler;
+        this.executor = executor;
+    }
+
+    @Override
+    public int capacity() {
+        return capacity;
+    }
+
+    public synchronized long overruns() {
+        return overruns;
+    }
+
+    @Override
+    public void close() {
+        // nothing to release
+    }
+}

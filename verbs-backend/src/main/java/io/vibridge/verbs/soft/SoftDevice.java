@@ -1,0 +1,442 @@
+package io.vibridge.verbs.soft;
+
+import io.vibridge.verbs.Capability;
+import io.vibridge.verbs.CompletionQueue;
+import io.vibridge.verbs.ConnectionManager;
+import io.vibridge.verbs.DeviceConfig;
+import io.vibridge.verbs.DeviceCounters;
+import io.vibridge.verbs.ProtectionDomain;
+import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.verbs.VerbsException;
+import io.vibridge.verbs.soft.cm.SoftConnectionManager;
+import io.vibridge.verbs.soft.transport.RcQueuePair;
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.DatagramChannel;
+import java.util.EnumSet;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One soft RoCEv2 device: a UDP socket on {@code ip:4791} with DF set (so Linux sends IP ID 0 and the
+ * ICRC we compute for ID 0 is right), one platform receive thread, one timer thread, one event thread
+ * for user callbacks. Every QP guards its state with its own lock; the receive thread and posting
+ * threads take it; user callbacks never run under it.
+ */
+public final class SoftDevice implements VerbsDevice {
+    private static final Logger LOG = LoggerFactory.getLogger(SoftDevice.class);
+    /** Largest UDP payload: BTH + RETH + ImmDt + 4096 + ICRC, rounded up. */
+    public static final int MAX_PACKET = 4096 + 128;
+    static final int FIRST_QPN = 16;
+    private static final int QP_SLOTS = 1 << 14;
+
+    private final DeviceConfig config;
+    private final InetAddress address;
+    private final byte[] ip4;
+    private final int port;
+    private final DatagramChannel channel;
+    private final Thread receiver;
+    private final ScheduledThreadPoolExecutor timers;
+    private final ExecutorService events;
+    private final SoftCounters counters = new SoftCounters();
+    private final KeyTable keys = new KeyTable();
+    private final AtomicReferenceArray<RcQueuePair> qps = new AtomicReferenceArray<>(QP_SLOTS);
+    private int nextQpSlot;
+    private final SoftConnectionManager cm;
+    private final RoceIcrc rxIcrc = new RoceIcrc();
+    private volatile boolean closed;
+
+    // fault injection (egress), guarded by txLock
+    private final Object txLock = new Object();
+    private volatile FaultConfig faults = FaultConfig.NONE;
+    private Random faultRandom = new Random(0);
+    private final ByteBuffer held = ByteBuffer.allocateDirect(MAX_PACKET);
+    private InetSocketAddress heldTo;
+    private boolean holding;
+
+    SoftDevice(DeviceConfig config) {
+        this.config = config;
+        this.address = config.address();
+        if (!(address instanceof Inet4Address)) {
+            throw new VerbsException("the soft provider supports IPv4 addresses only: " + address);
+        }
+        this.ip4 = address.getAddress();
+        this.port = config.udpPort();
+        try {
+            channel = DatagramChannel.open(java.net.StandardProtocolFamily.INET);
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, 4 << 20);
+            // IP ID 0 + DF: see shared/notes/roce-on-udp-sockets.md
+            channel.setOption(jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT, true);
+            channel.bind(new InetSocketAddress(address, port));
+        } catch (IOException e) {
+            throw new VerbsException("cannot bind UDP " + address.getHostAddress() + ":" + port + ": " + e, e);
+        }
+        String tag = address.getHostAddress() + ":" + port;
+        timers = new ScheduledThreadPoolExecutor(1, daemon("soft-timer-" + tag));
+        timers.setRemoveOnCancelPolicy(true);
+        events = Executors.newSingleThreadExecutor(daemon("soft-events-" + tag));
+        cm = new SoftConnectionManager(this);
+        String faultSpec = config.options().get("faults");
+        if (faultSpec != null) {
+            setFaults(parseFaults(faultSpec));
+        }
+        receiver = new Thread(this::receiveLoop, "soft-rx-" + tag);
+        receiver.setDaemon(true);
+        receiver.setPriority(Thread.MAX_PRIORITY);
+        receiver.start();
+        LOG.info("soft RoCEv2 device up on {}", tag);
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** Parses "drop=0.05,dup=0.01,reorder=0.01,corrupt=0,seed=1". */
+    public static FaultConfig parseFaults(String spec) {
+        double drop = 0, dup = 0, reorder = 0, corrupt = 0;
+        long seed = 0;
+        for (String kv : spec.split(",")) {
+            String[] p = kv.trim().split("=");
+            if (p.length != 2) {
+                throw new IllegalArgumentException("bad fault spec element: " + kv);
+            }
+            switch (p[0]) {
+                case "drop" -> drop = Double.parseDouble(p[1]);
+                case "dup", "duplicate" -> dup = Double.parseDouble(p[1]);
+                case "reorder" -> reorder = Double.parseDouble(p[1]);
+                case "corrupt" -> corrupt = Double.parseDouble(p[1]);
+                case "seed" -> seed = Long.parseLong(p[1]);
+                default -> throw new IllegalArgumentException("unknown fault " + p[0]);
+            }
+        }
+        return new FaultConfig(drop, dup, reorder, corrupt, seed);
+    }
+
+    /** Sets egress fault injection (at any time). */
+    public void setFaults(FaultConfig f) {
+        synchronized (txLock) {
+            faults = f;
+            faultRandom = new Random(f.seed());
+        }
+    }
+
+    public FaultConfig faults() {
+        return faults;
+    }
+
+    // ---------------------------------------------------------------- SPI
+
+    @Override
+    public String providerName() {
+        return SoftProvider.NAME;
+    }
+
+    @Override
+    public String name() {
+        return "soft-" + address.getHostAddress();
+    }
+
+    @Override
+    public InetAddress address() {
+        return address;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public byte[] ip4() {
+        return ip4;
+    }
+
+    @Override
+    public byte[] gid() {
+        byte[] g = new byte[16];
+        g[10] = (byte) 0xFF;
+        g[11] = (byte) 0xFF;
+        System.arraycopy(ip4, 0, g, 12, 4);
+        return g;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return EnumSet.of(Capability.REMOTE_ACCESS_HANDLER);
+    }
+
+    @Override
+    public ProtectionDomain allocateProtectionDomain() {
+        return new SoftProtectionDomain(this);
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int capacity) {
+        return new SoftCompletionQueue(this, capacity);
+    }
+
+    @Override
+    public ConnectionManager connectionManager() {
+        return cm;
+    }
+
+    @Override
+    public DeviceCounters counters() {
+        return counters.snapshot();
+    }
+
+    public SoftCounters rawCounters() {
+        return counters;
+    }
+
+    KeyTable keys() {
+        return keys;
+    }
+
+    public ScheduledThreadPoolExecutor timers() {
+        return timers;
+    }
+
+    public ExecutorService eventExecutor() {
+        return events;
+    }
+
+    public DeviceConfig config() {
+        return config;
+    }
+
+    synchronized RcQueuePair createQp(SoftProtectionDomain pd, SoftCompletionQueue scq, SoftCompletionQueue rcq,
+                                      int maxSend, int maxRecv) {
+        if (closed) {
+            throw new VerbsException("device closed");
+        }
+        for (int n = 0; n < QP_SLOTS; n++) {
+            int slot = nextQpSlot;
+            nextQpSlot = (nextQpSlot + 1) % QP_SLOTS;
+            if (qps.get(slot) == null) {
+                RcQueuePair qp = new RcQueuePair(this, pd, scq, rcq, FIRST_QPN + slot, maxSend, maxRecv);
+                qps.set(slot, qp);
+                return qp;
+            }
+        }
+        throw new VerbsException("out of QPs");
+    }
+
+    public void removeQp(RcQueuePair qp) {
+        int slot = qp.qpNum() - FIRST_QPN;
+        qps.compareAndSet(slot, qp, null);
+    }
+
+    public RcQueuePair qp(int qpn) {
+        int slot = qpn - FIRST_QPN;
+        return slot >= 0 && slot < QP_SLOTS ? qps.get(slot) : null;
+    }
+
+    // ---------------------------------------------------------------- transmit
+
+    /**
+     * Sends {@code pkt[0, len)} (BTH..pad; the 4 ICRC bytes after it are written here) to {@code to}, with
+     * egress fault injection. {@code icrc} belongs to the caller's lock/thread.
+     */
+    public void transmit(ByteBuffer pkt, int len, InetSocketAddress to, byte[] toIp4, RoceIcrc icrc) {
+        icrc.write(ip4, port, toIp4, to.getPort(), pkt, len);
+        int total = len + 4;
+        FaultConfig f = faults;
+        if (!f.active()) {
+            rawSend(pkt, total, to);
+            return;
+        }
+        synchronized (txLock) {
+            Random r = faultRandom;
+            if (r.nextDouble() < f.drop()) {
+                counters.faultDrops.increment();
+                flushHeld();
+                return;
+            }
+            if (r.nextDouble() < f.corrupt()) {
+                counters.faultCorruptions.increment();
+                int i = 12 + r.nextInt(Math.max(1, total - 12));
+                pkt.put(i, (byte) (pkt.get(i) ^ (1 << r.nextInt(8))));
+                rawSend(pkt, total, to); // packets are rebuilt for every (re)transmission
+                return;
+            }
+            if (!holding && r.nextDouble() < f.reorder()) {
+                counters.faultReorders.increment();
+                held.clear();
+                held.put(0, pkt, 0, total);
+                held.limit(total);
+                heldTo = to;
+                holding = true;
+                timers.schedule(this::flushHeldLocked, 2, TimeUnit.MILLISECONDS);
+                return;
+            }
+            rawSend(pkt, total, to);
+            if (r.nextDouble() < f.duplicate()) {
+                counters.faultDuplicates.increment();
+                rawSend(pkt, total, to);
+            }
+            flushHeld();
+        }
+    }
+
+    private void flushHeldLocked() {
+        synchronized (txLock) {
+            flushHeld();
+        }
+    }
+
+    private void flushHeld() {
+        if (holding) {
+            holding = false;
+            rawSend(held, held.limit(), heldTo);
+        }
+    }
+
+    private void rawSend(ByteBuffer pkt, int total, InetSocketAddress to) {
+        int savedPos = pkt.position();
+        int savedLim = pkt.limit();
+        try {
+            pkt.limit(total).position(0);
+            channel.send(pkt, to);
+            counters.packetsOut.increment();
+            counters.bytesOut.add(total);
+        } catch (ClosedChannelException e) {
+            // device closing: drop
+        } catch (IOException e) {
+            LOG.warn("{}: UDP send to {} failed: {}", name(), to, e.toString());
+        } finally {
+            pkt.limit(savedLim).position(savedPos);
+        }
+    }
+
+    // ---------------------------------------------------------------- receive
+
+    private void receiveLoop() {
+        ByteBuffer buf = ByteBuffer.allocateDirect(65536);
+        SocketAddress lastSrc = null;
+        byte[] srcIp = new byte[4];
+        int srcPort = 0;
+        InetAddress srcAddr = null;
+        while (!closed) {
+            try {
+                buf.clear();
+                SocketAddress from = channel.receive(buf);
+                if (from == null) {
+                    continue;
+                }
+                int len = buf.position();
+                buf.flip();
+                if (from != lastSrc) {
+                    InetSocketAddress isa = (InetSocketAddress) from;
+                    srcAddr = isa.getAddress();
+                    byte[] a = srcAddr.getAddress();
+                    if (a.length != 4) {
+                        counters.malformedDrops.increment();
+                        continue;
+                    }
+                    srcIp = a;
+                    srcPort = isa.getPort();
+                    lastSrc = from;
+                }
+                counters.packetsIn.increment();
+                counters.bytesIn.add(len);
+                if (len < 12 + 4) {
+                    counters.malformedDrops.increment();
+                    continue;
+                }
+                RoceIcrc.Result ok = rxIcrc.verify(srcIp, srcPort, ip4, port, buf, len);
+                if (ok == RoceIcrc.Result.BAD) {
+                    counters.icrcDrops.increment();
+                    continue;
+                }
+                if (ok == RoceIcrc.Result.OK_SOME_ID) {
+                    counters.icrcAnyIdAccepts.increment();
+                }
+                dispatch(buf, len - 4, srcAddr, srcIp);
+            } catch (ClosedChannelException e) {
+                break;
+            } catch (Exception e) {
+                if (!closed) {
+                    LOG.error("{}: receive loop error (packet dropped)", name(), e);
+                }
+            }
+        }
+    }
+
+    private void dispatch(ByteBuffer pkt, int len, InetAddress src, byte[] srcIp) {
+        int opcode = pkt.get(0) & 0xFF;
+        int tver = pkt.get(1) & 0x0F;
+        if (tver != 0) {
+            counters.malformedDrops.increment();
+            return;
+        }
+        int destQp = pkt.getInt(4) & 0xFFFFFF;
+        if (opcode == 0x64) {                               // UD SEND Only: CM MADs to QP1 (§5.1)
+            if (destQp == 1) {
+                cm.onPacket(pkt, len, src);
+            } else {
+                counters.malformedDrops.increment();
+            }
+            return;
+        }
+        if (opcode > 0x1F) {
+            counters.malformedDrops.increment();
+            return;
+        }
+        RcQueuePair qp = qp(destQp);
+        if (qp == null) {
+            counters.malformedDrops.increment();
+            return;
+        }
+        qp.onPacket(pkt, len, srcIp);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        cm.shutdown();
+        for (int i = 0; i < QP_SLOTS; i++) {
+            RcQueuePair qp = qps.get(i);
+            if (qp != null) {
+                qp.toError();
+            }
+        }
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+        timers.shutdownNow();
+        events.shutdown();
+        try {
+            receiver.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        LOG.info("soft device {} closed", name());
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+}

@@ -1,0 +1,583 @@
+package io.vibridge.verbs.soft.cm;
+
+import io.vibridge.verbs.AcceptParams;
+import io.vibridge.verbs.CmEvent;
+import io.vibridge.verbs.CmEventHandler;
+import io.vibridge.verbs.CmId;
+import io.vibridge.verbs.ConnectParams;
+import io.vibridge.verbs.ConnectionManager;
+import io.vibridge.verbs.QpState;
+import io.vibridge.verbs.QueuePair;
+import io.vibridge.verbs.VerbsException;
+import io.vibridge.verbs.soft.RoceIcrc;
+import io.vibridge.verbs.soft.SoftDevice;
+import io.vibridge.verbs.soft.transport.RcAttributes;
+import io.vibridge.verbs.soft.transport.RcQueuePair;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The IB CM of a soft device over QP1 MADs carried as UD SEND Only (IB-WIRE-REFERENCE §5). State
+ * machines per §5.10 (MRA is understood when received but never sent: we answer REQs as soon as the
+ * application decides). One monitor (this object) guards the listen table and all ids; events go to
+ * the id's executor (default: the device event thread), never run under the monitor.
+ */
+public final class SoftConnectionManager implements ConnectionManager {
+    private static final Logger LOG = LoggerFactory.getLogger(SoftConnectionManager.class);
+    static final int GSI_QKEY = 0x80010000;
+    /** Packet lifetime exponent used in the REQ timeout (§5.8); loopback needs little. */
+    static final int PACKET_LIFETIME = 10;
+    /** Local CA ACK delay we announce in REP (rxe value, §4.10). */
+    static final int TARGET_ACK_DELAY = 15;
+
+    enum State { IDLE, REQ_SENT, REQ_RCVD, REP_SENT, ESTABLISHED, DREQ_SENT, DREQ_RCVD, TIMEWAIT }
+
+    private final SoftDevice device;
+    private final long caGuid;
+    private final SecureRandom random = new SecureRandom();
+    private final Map<Long, Listener> listeners = new HashMap<>();
+    private final Map<Integer, Id> byLocal = new HashMap<>();
+    private final Map<RemoteKey, Id> byRemote = new HashMap<>();
+    private final ByteBuffer tx = ByteBuffer.allocateDirect(512);
+    private final RoceIcrc icrc = new RoceIcrc();
+    private final int tidHigh;
+    private int udPsn;
+    private boolean shutdown;
+
+    private record RemoteKey(InetAddress address, int commId) {
+    }
+
+    public SoftConnectionManager(SoftDevice device) {
+        this.device = device;
+        byte[] ip = device.ip4();
+        // EUI-64-like node GUID derived from the IP address
+        this.caGuid = 0x020000FFFE000000L | (ip[0] & 0xFFL) << 40 | (ip[1] & 0xFFL) << 32
+                | (ip[2] & 0xFFL) << 8 | (ip[3] & 0xFFL);
+        this.tidHigh = random.nextInt();
+    }
+
+    private static long nanos(int exp) {
+        return 4096L << Math.min(exp, 31);            // 4.096 µs × 2^v (§5.7)
+    }
+
+    // ---------------------------------------------------------------- API
+
+    @Override
+    public synchronized CmListener listen(long serviceId, CmEventHandler handler, Executor executor) {
+        if (listeners.containsKey(serviceId)) {
+            throw new VerbsException("Service ID 0x" + Long.toHexString(serviceId) + " is already listened on");
+        }
+        Listener l = new Listener(serviceId, handler, executor);
+        listeners.put(serviceId, l);
+        return l;
+    }
+
+    @Override
+    public CmId connect(ConnectParams p, QueuePair qp, CmEventHandler handler, Executor executor) {
+        if (!(qp instanceof RcQueuePair rq) || qp.state() != QpState.INIT) {
+            throw new VerbsException("connect needs a soft QP in INIT");
+        }
+        synchronized (this) {
+            Id id = new Id(true, p.remote(), p.serviceId(), handler, executor);
+            id.qp = rq;
+            id.params = p;
+            id.startPsn = random.nextInt() & 0xFFFFFF;
+            id.tid = (long) tidHigh << 32 | id.localCommId & 0xFFFFFFFFL;
+            byte[] pd = new byte[REQ_PRIVATE_DATA];
+            System.arraycopy(p.privateData(), 0, pd, 0, p.privateData().length);
+            id.lastSent = new CmWire.Req(id.localCommId, p.serviceId(), caGuid, rq.qpNum(), p.responderResources(),
+                    p.initiatorDepth(), p.cmResponseTimeout(), id.startPsn, p.cmResponseTimeout(), p.retryCount(),
+                    RcAttributes.mtuCode(p.pathMtu()), p.rnrRetryCount(), p.maxCmRetries(), device.gid(),
+                    gid(p.remote()), p.localAckTimeout(), pd);
+            id.state = State.REQ_SENT;
+            id.retriesLeft = p.maxCmRetries();
+            id.retryNanos = nanos(p.cmResponseTimeout()) + 2 * nanos(PACKET_LIFETIME);
+            send(id.lastSent, id.tid, p.remote());
+            id.armRetry();
+            return id;
+        }
+    }
+
+    public synchronized void shutdown() {
+        shutdown = true;
+        for (Id id : byLocal.values()) {
+            id.cancelTimer();
+        }
+    }
+
+    private static byte[] gid(InetAddress a) {
+        byte[] g = new byte[16];
+        g[10] = (byte) 0xFF;
+        g[11] = (byte) 0xFF;
+        System.arraycopy(a.getAddress(), 0, g, 12, 4);
+        return g;
+    }
+
+    private int newCommId() {
+        int c;
+        do {
+            c = random.nextInt();
+        } while (c == 0 || byLocal.containsKey(c));
+        return c;
+    }
+
+    private void send(CmWire.Msg m, long tid, InetAddress to) {
+        if (shutdown) {
+            return;
+        }
+        // BTH: UD SEND Only to QP1, DETH Q_Key 0x80010000 source QP 1 (§5.1)
+        tx.put(0, (byte) 0x64).put(1, (byte) 0).putShort(2, (short) 0xFFFF).putInt(4, 1);
+        udPsn = udPsn + 1 & 0xFFFFFF;
+        tx.putInt(8, udPsn);
+        tx.putInt(12, GSI_QKEY).putInt(16, 1);
+        CmWire.encode(m, tid, tx, 20);
+        InetSocketAddress dst = new InetSocketAddress(to, device.port());
+        device.transmit(tx, 20 + CmWire.MAD, dst, to.getAddress(), icrc);
+    }
+
+    // ---------------------------------------------------------------- receive
+
+    /** Receive thread: a UD packet for QP1 ({@code len} excludes the ICRC). */
+    public void onPacket(ByteBuffer pkt, int len, InetAddress src) {
+        if (len != 20 + CmWire.MAD || pkt.getInt(12) != GSI_QKEY) {
+            device.rawCounters().malformedDrops.increment();
+            return;
+        }
+        CmWire.Msg m = CmWire.decode(pkt, 20);
+        if (m == null) {
+            device.rawCounters().malformedDrops.increment();
+            return;
+        }
+        long tid = CmWire.tid(pkt, 20);
+        synchronized (this) {
+            if (shutdown) {
+                return;
+            }
+            switch (m) {
+                case CmWire.Req r -> onReq(r, tid, src);
+                case CmWire.Rep r -> onRep(r, src);
+                case CmWire.Rtu r -> onRtu(r, src);
+                case CmWire.Rej r -> onRej(r, src);
+                case CmWire.Dreq r -> onDreq(r, tid, src);
+                case CmWire.Drep r -> onDrep(r, src);
+                case CmWire.Mra r -> onMra(r, src);
+            }
+        }
+    }
+
+    private void onReq(CmWire.Req r, long tid, InetAddress src) {
+        Id old = byRemote.get(new RemoteKey(src, r.localCommId()));
+        if (old != null) {                                      // duplicate REQ (§5.9)
+            switch (old.state) {
+                case REP_SENT, ESTABLISHED -> send(old.lastSent, old.tid, src);
+                case TIMEWAIT -> send(new CmWire.Rej(old.localCommId, r.localCommId(), 0, CmEvent.REJ_STALE_CONNECTION,
+                        new byte[0]), tid, src);
+                default -> {
+                    // REQ_RCVD: the application is still deciding; ignore
+                }
+            }
+            return;
+        }
+        Listener l = listeners.get(r.serviceId());
+        if (l == null) {
+            send(new CmWire.Rej(0, r.localCommId(), 0, CmEvent.REJ_INVALID_SERVICE_ID, new byte[0]), tid, src);
+            return;
+        }
+        Id id = new Id(false, src, r.serviceId(), l.handler, l.executor);
+        id.remoteCommId = r.localCommId();
+        id.req = r;
+        id.tid = tid;
+        id.state = State.REQ_RCVD;
+        byRemote.put(new RemoteKey(src, r.localCommId()), id);
+        id.emit(new CmEvent.ConnectRequest(id, src, r.serviceId(), r.privateData(), r.responderResources(),
+                r.initiatorDepth()));
+    }
+
+    private Id find(int ourCommId, InetAddress src) {
+        Id id = byLocal.get(ourCommId);
+        return id != null && id.remote.equals(src) ? id : null;
+    }
+
+    private void onRep(CmWire.Rep r, InetAddress src) {
+        Id id = find(r.remoteCommId(), src);
+        if (id == null || !id.active) {
+            return;
+        }
+        if (id.state == State.ESTABLISHED && id.remoteCommId == r.localCommId()) {
+            send(id.lastSent, id.tid, src);                     // lost RTU: answer the duplicate REP
+            return;
+        }
+        if (id.state != State.REQ_SENT) {
+            return;
+        }
+        id.cancelTimer();
+        id.remoteCommId = r.localCommId();
+        ConnectParams p = id.params;
+        try {
+            id.qp.connect(new RcAttributes(src, device.port(), r.localQpn(), id.startPsn, r.startingPsn(),
+                    p.pathMtu(), p.retryCount(), r.rnrRetry(), p.localAckTimeout(),
+                    Math.min(p.initiatorDepth(), r.responderResources()), p.responderResources(), p.minRnrTimer()));
+        } catch (VerbsException e) {
+            LOG.warn("REP for comm id {} but QP cannot connect: {}", id.localCommId, e.getMessage());
+            send(new CmWire.Rej(id.localCommId, id.remoteCommId, 1, 1, new byte[0]), id.tid, src);
+            id.state = State.IDLE;
+            remove(id);
+            id.emit(new CmEvent.Rejected(id, 1, new byte[0]));
+            return;
+        }
+        id.lastSent = new CmWire.Rtu(id.localCommId, id.remoteCommId, new byte[0]);
+        send(id.lastSent, id.tid, src);
+        id.state = State.ESTABLISHED;
+        id.emit(new CmEvent.Established(id, r.privateData()));
+    }
+
+    private void onRtu(CmWire.Rtu r, InetAddress src) {
+        Id id = find(r.remoteCommId(), src);
+        if (id != null && id.state == State.REP_SENT && id.remoteCommId == r.localCommId()) {
+            establishPassive(id, r.privateData());
+        }
+    }
+
+    private void establishPassive(Id id, byte[] pd) {
+        id.cancelTimer();
+        id.state = State.ESTABLISHED;
+        id.emit(new CmEvent.Established(id, pd));
+    }
+
+    private void onRej(CmWire.Rej r, InetAddress src) {
+        Id id = byLocal.get(r.remoteCommId());
+        if (id == null) {
+            Id p = byRemote.get(new RemoteKey(src, r.localCommId()));  // active side gave up before our REP
+            if (p != null && p.state == State.REQ_RCVD) {
+                remove(p);
+                p.state = State.IDLE;
+                p.emit(new CmEvent.Rejected(p, r.reason(), r.privateData()));
+            }
+            return;
+        }
+        if (!id.remote.equals(src)) {
+            return;
+        }
+        switch (id.state) {
+            case REQ_SENT, REP_SENT -> {
+                id.cancelTimer();
+                if (id.qp != null && id.state == State.REP_SENT) {
+                    id.qp.toError();
+                }
+                id.state = State.IDLE;
+                remove(id);
+                id.emit(new CmEvent.Rejected(id, r.reason(), r.privateData()));
+            }
+            case ESTABLISHED -> {
+                id.qp.toError();
+                enterTimewait(id);
+                id.emit(new CmEvent.Disconnected(id));
+            }
+            default -> {
+            }
+        }
+    }
+
+    private void onDreq(CmWire.Dreq r, long tid, InetAddress src) {
+        Id id = find(r.remoteCommId(), src);
+        if (id == null || id.remoteCommId != r.localCommId()) {
+            // unknown connection: still answer (§5.9)
+            send(new CmWire.Drep(r.remoteCommId(), r.localCommId(), new byte[0]), tid, src);
+            return;
+        }
+        switch (id.state) {
+            case REP_SENT, ESTABLISHED, DREQ_SENT -> {
+                // We answer at once (as rdma_cm does when its user disconnects on the event).
+                id.cancelTimer();
+                id.qp.toError();
+                id.lastSent = new CmWire.Drep(id.localCommId, id.remoteCommId, new byte[0]);
+                id.dreqTid = tid;
+                send(id.lastSent, tid, src);
+                enterTimewait(id);
+                id.emit(new CmEvent.Disconnected(id));
+            }
+            case TIMEWAIT -> send(new CmWire.Drep(id.localCommId, id.remoteCommId, new byte[0]), tid, src);
+            default -> {
+            }
+        }
+    }
+
+    private void onDrep(CmWire.Drep r, InetAddress src) {
+        Id id = find(r.remoteCommId(), src);
+        if (id != null && id.state == State.DREQ_SENT) {
+            id.cancelTimer();
+            enterTimewait(id);
+            id.emit(new CmEvent.Disconnected(id));
+        }
+    }
+
+    private void onMra(CmWire.Mra r, InetAddress src) {
+        Id id = byLocal.get(r.remoteCommId());
+        if (id != null && id.remote.equals(src) && (id.state == State.REQ_SENT || id.state == State.REP_SENT)) {
+            // §5.8: the peer needs more time: one longer wait, retries unchanged
+            id.cancelTimer();
+            id.schedule(nanos(r.serviceTimeout()) + id.retryNanos);
+        }
+    }
+
+    private void enterTimewait(Id id) {
+        id.state = State.TIMEWAIT;
+        RcAttributes a = id.qp == null ? null : id.qp.attributes();
+        long wait = a == null ? nanos(14) : Math.max(nanos(a.ackTimeoutExp()), 1_000_000L);
+        id.timer = device.timers().schedule(() -> {
+            synchronized (SoftConnectionManager.this) {
+                if (id.state == State.TIMEWAIT) {
+                    id.state = State.IDLE;
+                    remove(id);
+                    id.emit(new CmEvent.TimewaitExit(id));
+                }
+            }
+        }, wait, TimeUnit.NANOSECONDS);
+    }
+
+    private void remove(Id id) {
+        byLocal.remove(id.localCommId, id);
+        if (!id.active) {
+            byRemote.remove(new RemoteKey(id.remote, id.remoteCommId), id);
+        }
+    }
+
+    // ---------------------------------------------------------------- ids
+
+    private final class Listener implements CmListener {
+        final long serviceId;
+        final CmEventHandler handler;
+        final Executor executor;
+
+        Listener(long serviceId, CmEventHandler handler, Executor executor) {
+            this.serviceId = serviceId;
+            this.handler = handler;
+            this.executor = executor;
+        }
+
+        @Override
+        public long serviceId() {
+            return serviceId;
+        }
+
+        @Override
+        public void close() {
+            synchronized (SoftConnectionManager.this) {
+                listeners.remove(serviceId, this);
+            }
+        }
+    }
+
+    /** One connection endpoint. Guarded by the CM monitor. */
+    final class Id implements CmId {
+        final boolean active;
+        final InetAddress remote;
+        final long serviceId;
+        final CmEventHandler handler;
+        final Executor executor;
+        final int localCommId;
+        int remoteCommId;
+        State state = State.IDLE;
+        RcQueuePair qp;
+        ConnectParams params;
+        CmWire.Req req;
+        CmWire.Msg lastSent;
+        long tid;
+        long dreqTid;
+        int startPsn;
+        int retriesLeft;
+        long retryNanos;
+        ScheduledFuture<?> timer;
+
+        Id(boolean active, InetAddress remote, long serviceId, CmEventHandler handler, Executor executor) {
+            this.active = active;
+            this.remote = remote;
+            this.serviceId = serviceId;
+            this.handler = handler;
+            this.executor = executor;
+            this.localCommId = newCommId();
+            byLocal.put(localCommId, this);
+        }
+
+        void emit(CmEvent e) {
+            Executor ex = executor != null ? executor : device.eventExecutor();
+            ex.execute(() -> {
+                try {
+                    handler.onEvent(e);
+                } catch (RuntimeException x) {
+                    LOG.error("CM event handler failed on {}", e, x);
+                }
+            });
+        }
+
+        void armRetry() {
+            schedule(retryNanos);
+        }
+
+        void schedule(long nanos) {
+            timer = device.timers().schedule(this::onRetryTimer, nanos, TimeUnit.NANOSECONDS);
+        }
+
+        void cancelTimer() {
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+        }
+
+        private void onRetryTimer() {
+            synchronized (SoftConnectionManager.this) {
+                timer = null;
+                if (state != State.REQ_SENT && state != State.REP_SENT && state != State.DREQ_SENT) {
+                    return;
+                }
+                if (retriesLeft > 0) {                          // §5.8: resend the identical MAD
+                    retriesLeft--;
+                    send(state == State.DREQ_SENT ? dreqMsg() : lastSent, state == State.DREQ_SENT ? dreqTid : tid,
+                            remote);
+                    armRetry();
+                    return;
+                }
+                switch (state) {
+                    case DREQ_SENT -> {
+                        enterTimewait(this);
+                        emit(new CmEvent.Disconnected(this));
+                    }
+                    default -> {
+                        if (qp != null && state == State.REP_SENT) {
+                            qp.toError();
+                        }
+                        state = State.IDLE;
+                        remove(this);
+                        emit(new CmEvent.ConnectTimeout(this));
+                    }
+                }
+            }
+        }
+
+        private CmWire.Dreq dreqMsg() {
+            return new CmWire.Dreq(localCommId, remoteCommId, qp.attributes().destQpn(), new byte[0]);
+        }
+
+        @Override
+        public int localCommId() {
+            return localCommId;
+        }
+
+        @Override
+        public InetAddress remoteAddress() {
+            return remote;
+        }
+
+        @Override
+        public long serviceId() {
+            return serviceId;
+        }
+
+        @Override
+        public QueuePair queuePair() {
+            synchronized (SoftConnectionManager.this) {
+                return qp;
+            }
+        }
+
+        @Override
+        public void accept(QueuePair queuePair, AcceptParams p) {
+            if (!(queuePair instanceof RcQueuePair rq)) {
+                throw new VerbsException("accept needs a soft QP");
+            }
+            synchronized (SoftConnectionManager.this) {
+                if (active || state != State.REQ_RCVD) {
+                    throw new VerbsException("accept is only valid on a received request, state " + state);
+                }
+                CmWire.Req r = req;
+                int mtu = Math.min(4096, RcAttributes.mtuBytes(Math.max(1, Math.min(5, r.mtuCode()))));
+                int sqPsn = random.nextInt() & 0xFFFFFF;
+                int maxRd = Math.min(p.initiatorDepth(), r.responderResources());
+                int maxDestRd = Math.min(p.responderResources(), r.initiatorDepth());
+                // §5.7: the passive QP's attributes come from the REQ
+                rq.connect(new RcAttributes(remote, device.port(), r.localQpn(), sqPsn, r.startingPsn(), mtu,
+                        r.retryCount(), r.rnrRetry(), r.localAckTimeout(), maxRd, maxDestRd, p.minRnrTimer()));
+                qp = rq;
+                byte[] pd = new byte[REP_PRIVATE_DATA];
+                System.arraycopy(p.privateData(), 0, pd, 0, p.privateData().length);
+                lastSent = new CmWire.Rep(localCommId, remoteCommId, rq.qpNum(), sqPsn, maxDestRd, maxRd,
+                        TARGET_ACK_DELAY, p.rnrRetryCount(), caGuid, pd);
+                state = State.REP_SENT;
+                retriesLeft = r.maxCmRetries();
+                retryNanos = nanos(r.localCmTimeout()) + 2 * nanos(PACKET_LIFETIME);
+                send(lastSent, tid, remote);
+                armRetry();
+                // communication established also when the first packet arrives before the RTU (§5.10)
+                rq.onFirstPacket(() -> {
+                    synchronized (SoftConnectionManager.this) {
+                        if (state == State.REP_SENT) {
+                            establishPassive(this, new byte[224]);
+                        }
+                    }
+                });
+            }
+        }
+
+        @Override
+        public void reject(byte[] privateData) {
+            if (privateData != null && privateData.length > REJ_PRIVATE_DATA) {
+                throw new IllegalArgumentException("REJ private data is at most 148 bytes");
+            }
+            synchronized (SoftConnectionManager.this) {
+                if (active || state != State.REQ_RCVD) {
+                    throw new VerbsException("reject is only valid on a received request, state " + state);
+                }
+                byte[] pd = new byte[REJ_PRIVATE_DATA];
+                if (privateData != null) {
+                    System.arraycopy(privateData, 0, pd, 0, privateData.length);
+                }
+                send(new CmWire.Rej(localCommId, remoteCommId, 0, CmEvent.REJ_CONSUMER, pd), tid, remote);
+                state = State.IDLE;
+                remove(this);
+            }
+        }
+
+        @Override
+        public void disconnect() {
+            synchronized (SoftConnectionManager.this) {
+                switch (state) {
+                    case ESTABLISHED, REP_SENT -> {
+                        cancelTimer();
+                        qp.toError();
+                        state = State.DREQ_SENT;
+                        dreqTid = (long) tidHigh << 32 | random.nextInt() & 0xFFFFFFFFL;
+                        retriesLeft = params != null ? params.maxCmRetries() : req.maxCmRetries();
+                        send(dreqMsg(), dreqTid, remote);
+                        armRetry();
+                    }
+                    case REQ_SENT -> {
+                        // §5.8: giving up a pending REQ sends REJ reason 4 (timeout) with our CA GUID as ARI
+                        cancelTimer();
+                        send(new CmWire.Rej(localCommId, 0, 0, CmEvent.REJ_TIMEOUT, new byte[0]), tid, remote);
+                        state = State.IDLE;
+                        remove(this);
+                    }
+                    case REQ_RCVD -> reject(null);
+                    default -> {
+                    }
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "CmId[" + Integer.toHexString(localCommId) + (active ? " active " : " passive ")
+                    + remote.getHostAddress() + " sid=0x" + Long.toHexString(serviceId) + " " + state + "]";
+        }
+    }
+}

@@ -1,0 +1,186 @@
+package io.vibridge.verbs.soft.transport;
+
+import io.vibridge.verbs.CompletionQueue;
+import io.vibridge.verbs.QpState;
+import io.vibridge.verbs.QueuePair;
+import io.vibridge.verbs.ReceiveWorkRequest;
+import io.vibridge.verbs.SendWorkRequest;
+import io.vibridge.verbs.VerbsException;
+import io.vibridge.verbs.soft.RoceIcrc;
+import io.vibridge.verbs.soft.SoftCompletionQueue;
+import io.vibridge.verbs.soft.SoftCounters;
+import io.vibridge.verbs.soft.SoftDevice;
+import io.vibridge.verbs.soft.SoftProtectionDomain;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An RC queue pair of the soft engine: the QP state machine (IBA 10.3) around a requester/completer
+ * ({@link RcRequester}) and a responder ({@link RcResponder}). Concurrency: every method that touches
+ * transport state runs under this object's monitor (posting threads, the device receive thread, timer
+ * tasks, deferred READ responders); completion handlers are dispatched outside it.
+ */
+public final class RcQueuePair implements QueuePair {
+    private static final Logger LOG = LoggerFactory.getLogger(RcQueuePair.class);
+
+    final SoftDevice device;
+    final SoftProtectionDomain pd;
+    final SoftCompletionQueue sendCq;
+    final SoftCompletionQueue recvCq;
+    final SoftCounters counters;
+    final int qpn;
+    final ByteBuffer tx = ByteBuffer.allocateDirect(SoftDevice.MAX_PACKET);
+    final RoceIcrc icrc = new RoceIcrc();
+    final RcRequester requester;
+    final RcResponder responder;
+
+    QpState state = QpState.INIT;
+    RcAttributes attrs;
+    InetSocketAddress peer;
+    byte[] peerIp;
+    int destQpn;
+    int mtu;
+    private volatile Runnable firstPacketHook;
+
+    public RcQueuePair(SoftDevice device, SoftProtectionDomain pd, SoftCompletionQueue sendCq,
+                       SoftCompletionQueue recvCq, int qpn, int maxSend, int maxRecv) {
+        this.device = device;
+        this.pd = pd;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.counters = device.rawCounters();
+        this.qpn = qpn;
+        this.requester = new RcRequester(this, maxSend);
+        this.responder = new RcResponder(this, maxRecv);
+    }
+
+    /** CM: INIT -> RTR -> RTS with the negotiated attributes. */
+    public synchronized void connect(RcAttributes a) {
+        if (state != QpState.INIT) {
+            throw new VerbsException("QP " + qpn + " must be in INIT to connect, is " + state);
+        }
+        this.attrs = a;
+        this.peer = new InetSocketAddress(a.peer(), a.peerPort());
+        this.peerIp = a.peer().getAddress();
+        this.destQpn = a.destQpn();
+        this.mtu = a.pathMtu();
+        responder.start(a);
+        state = QpState.RTR;
+        requester.start(a);
+        state = QpState.RTS;
+    }
+
+    /** CM: run once when the first packet from the peer arrives (communication established). */
+    public void onFirstPacket(Runnable hook) {
+        this.firstPacketHook = hook;
+    }
+
+    public synchronized RcAttributes attributes() {
+        return attrs;
+    }
+
+    @Override
+    public int qpNum() {
+        return qpn;
+    }
+
+    @Override
+    public synchronized QpState state() {
+        return state;
+    }
+
+    @Override
+    public synchronized int pathMtu() {
+        return mtu;
+    }
+
+    @Override
+    public CompletionQueue sendCq() {
+        return sendCq;
+    }
+
+    @Override
+    public CompletionQueue recvCq() {
+        return recvCq;
+    }
+
+    @Override
+    public synchronized void postSend(SendWorkRequest wr) {
+        requester.post(wr);
+    }
+
+    @Override
+    public synchronized void postRecv(ReceiveWorkRequest wr) {
+        if (state == QpState.RESET) {
+            throw new VerbsException("QP " + qpn + " is in RESET");
+        }
+        responder.postRecv(wr);
+    }
+
+    @Override
+    public synchronized void toError() {
+        enterError("user request");
+    }
+
+    void enterError(String why) {
+        if (state == QpState.ERROR) {
+            return;
+        }
+        LOG.debug("QP {} -> ERROR: {}", qpn, why);
+        state = QpState.ERROR;
+        requester.flush();
+        responder.flush();
+    }
+
+    @Override
+    public void close() {
+        toError();
+        device.removeQp(this);
+    }
+
+    /** Receive thread: one packet for this QP (ICRC already verified; {@code len} excludes the ICRC). */
+    public void onPacket(ByteBuffer pkt, int len, byte[] srcIp) {
+        Runnable hook = firstPacketHook;
+        synchronized (this) {
+            if (state != QpState.RTR && state != QpState.RTS && state != QpState.SQD) {
+                counters.malformedDrops.increment();
+                return;
+            }
+            if (!Arrays.equals(srcIp, peerIp)) {                   // §1.6: RC source must be the peer
+                counters.malformedDrops.increment();
+                return;
+            }
+            int op = Packets.opcode(pkt);
+            int hl = Packets.headerLength(op);
+            if (hl < 0) {
+                // atomics, SEND with invalidate, reserved: not supported -> NAK Invalid Request (§4.3)
+                responder.unsupported(pkt);
+                return;
+            }
+            int plen = len - hl - Packets.padCount(pkt);
+            if (plen < 0) {
+                counters.malformedDrops.increment();
+                return;
+            }
+            if (op == Packets.ACKNOWLEDGE || Packets.isReadResponse(op)) {
+                if (state == QpState.RTS) {
+                    requester.onResponse(op, pkt, hl, plen);
+                }
+            } else {
+                responder.onRequest(op, pkt, hl, plen);
+            }
+        }
+        if (hook != null) {
+            firstPacketHook = null;
+            hook.run();
+        }
+    }
+
+    /** Sends {@code tx[0, len)} to the peer (under the lock). */
+    void send(int len) {
+        device.transmit(tx, len, peer, peerIp, icrc);
+    }
+}

@@ -1,0 +1,492 @@
+package io.vibridge.verbs.soft.transport;
+
+import io.vibridge.verbs.QpState;
+import io.vibridge.verbs.SendWorkRequest;
+import io.vibridge.verbs.VerbsException;
+import io.vibridge.verbs.WcOpcode;
+import io.vibridge.verbs.WcStatus;
+import io.vibridge.verbs.WrOpcode;
+import io.vibridge.verbs.soft.SoftMemoryRegion;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Requester and completer of one RC QP (IB-WIRE-REFERENCE §4.1, §4.2, §4.8, §4.9), go-back-N as rxe:
+ * work requests get their PSN range when posted; {@code cursor}/{@code curPsn} is the next packet to
+ * transmit, {@code compPsn} the oldest unacknowledged PSN. A retry (timeout, sequence NAK, end of an
+ * RNR wait) rewinds the cursor to {@code compPsn}. All methods run under the QP's monitor.
+ */
+final class RcRequester {
+    /** rxe RXE_MAX_UNACKED_PSNS (§2.5). */
+    static final int WINDOW = 128;
+    /** rxe RXE_MAX_PKT_PER_ACK (§2.4). */
+    static final int MAX_PKT_PER_ACK = 64;
+
+    /** A send work queue element. */
+    static final class Wqe {
+        long wrId;
+        WrOpcode op;
+        SoftMemoryRegion mr;
+        int off;
+        int len;
+        long raddr;
+        int rkey;
+        int imm;
+        boolean signaled;
+        boolean solicited;
+        int firstPsn;
+        int lastPsn;
+        int npkts;
+        int readRcvd;
+    }
+
+    private final RcQueuePair qp;
+    private final Wqe[] ring;
+    private long head;        // oldest incomplete
+    private long cursor;      // next to transmit
+    private long tail;        // next free
+    private int sqPsn;        // PSN for the next posted WQE
+    private int curPsn;       // PSN of the next packet to transmit
+    private int compPsn;      // oldest unacknowledged PSN
+    private int highestSent;
+    private boolean sentAny;
+    private int readsInFlight;
+    private int pktsSinceAckReq;
+    private int retryLeft;
+    private int rnrLeft;
+    private boolean rnrWait;
+    private boolean ackBeyondRead;
+    private int ackBeyondPsn;
+    private long timeoutNanos;
+    private long deadline;
+    private boolean timerPending;
+    private int maxReads;
+    private final Runnable timerTask = this::onTimer;
+    private final Runnable rnrTask = this::onRnrTimer;
+
+    RcRequester(RcQueuePair qp, int maxSend) {
+        this.qp = qp;
+        this.ring = new Wqe[maxSend];
+        for (int i = 0; i < maxSend; i++) {
+            ring[i] = new Wqe();
+        }
+    }
+
+    void start(RcAttributes a) {
+        sqPsn = a.sqPsn() & Packets.PSN_MASK;
+        curPsn = sqPsn;
+        compPsn = sqPsn;
+        retryLeft = a.retryCount();
+        rnrLeft = a.rnrRetry();
+        timeoutNanos = a.ackTimeoutNanos();
+        // §4.2: initiator depth; 0 would forbid READs forever, treat as 1
+        maxReads = Math.max(1, a.maxRdAtomic());
+    }
+
+    private Wqe at(long i) {
+        return ring[(int) (i % ring.length)];
+    }
+
+    void post(SendWorkRequest wr) {
+        if (qp.state == QpState.ERROR) {
+            qp.sendCq.push(wr.wrId, WcStatus.WR_FLUSH_ERROR, wcOpcode(wr.opcode), 0, false, 0, qp.qpn, false);
+            return;
+        }
+        if (qp.state != QpState.RTS) {
+            throw new VerbsException("QP " + qp.qpn + " is not in RTS (" + qp.state + ")");
+        }
+        if (tail - head >= ring.length) {
+            throw new VerbsException("send queue of QP " + qp.qpn + " is full (" + ring.length + ")");
+        }
+        if (wr.opcode == null || wr.length < 0) {
+            throw new IllegalArgumentException("bad send work request");
+        }
+        SoftMemoryRegion mr = null;
+        if (wr.length > 0 || wr.local != null) {
+            if (!(wr.local instanceof SoftMemoryRegion m) || m.pd() != qp.pd) {
+                throw new IllegalArgumentException("local memory region missing or of another protection domain");
+            }
+            if (wr.localOffset < 0 || wr.localOffset > m.length() - wr.length) {
+                throw new IllegalArgumentException("local range outside the memory region");
+            }
+            if (wr.opcode.isRead() && !m.localWrite()) {
+                throw new IllegalArgumentException("RDMA READ target needs LOCAL_WRITE access");
+            }
+            mr = m;
+        }
+        Wqe w = at(tail);
+        w.wrId = wr.wrId;
+        w.op = wr.opcode;
+        w.mr = mr;
+        w.off = wr.localOffset;
+        w.len = wr.length;
+        w.raddr = wr.remoteAddress;
+        w.rkey = wr.rkey;
+        w.imm = wr.immediate;
+        w.signaled = wr.signaled;
+        w.solicited = wr.solicited;
+        w.npkts = wr.length == 0 ? 1 : (int) ((wr.length + (long) qp.mtu - 1) / qp.mtu);
+        w.firstPsn = sqPsn;
+        w.lastPsn = Packets.add(sqPsn, w.npkts - 1);
+        w.readRcvd = 0;
+        sqPsn = Packets.add(w.lastPsn, 1);
+        tail++;
+        pump();
+    }
+
+    /** Transmits what the window, the READ limit and an RNR wait allow. */
+    void pump() {
+        if (qp.state != QpState.RTS || rnrWait) {
+            return;
+        }
+        int mtu = qp.mtu;
+        ByteBuffer tx = qp.tx;
+        boolean sent = false;
+        while (cursor < tail) {
+            if (Packets.diff(curPsn, compPsn) >= WINDOW) {
+                break;
+            }
+            Wqe w = at(cursor);
+            int k = Packets.diff(curPsn, w.firstPsn);
+            long off = (long) k * mtu;
+            if (w.op.isRead()) {
+                if (readsInFlight >= maxReads) {
+                    break;
+                }
+                Packets.writeBth(tx, Packets.READ_REQUEST, false, 0, qp.destQpn, true, curPsn);
+                tx.putLong(12, w.raddr + off);
+                tx.putInt(20, w.rkey);
+                tx.putInt(24, (int) (w.len - off));
+                noteSent(curPsn, w.lastPsn);
+                qp.send(28);
+                readsInFlight++;
+                pktsSinceAckReq = 0;
+                curPsn = Packets.add(w.lastPsn, 1);
+                cursor++;
+                sent = true;
+                continue;
+            }
+            int plen = (int) Math.min(mtu, w.len - off);
+            boolean first = k == 0;
+            boolean last = k == w.npkts - 1;
+            boolean write = w.op.isWrite();
+            boolean imm = last && w.op.hasImmediate();
+            int op;
+            if (first && last) {
+                op = write ? (imm ? Packets.WRITE_ONLY_IMM : Packets.WRITE_ONLY) : (imm ? Packets.SEND_ONLY_IMM : Packets.SEND_ONLY);
+            } else if (first) {
+                op = write ? Packets.WRITE_FIRST : Packets.SEND_FIRST;
+            } else if (last) {
+                op = write ? (imm ? Packets.WRITE_LAST_IMM : Packets.WRITE_LAST) : (imm ? Packets.SEND_LAST_IMM : Packets.SEND_LAST);
+            } else {
+                op = write ? Packets.WRITE_MIDDLE : Packets.SEND_MIDDLE;
+            }
+            boolean ackReq = last || ++pktsSinceAckReq >= MAX_PKT_PER_ACK;
+            if (ackReq) {
+                pktsSinceAckReq = 0;
+            }
+            int pad = -plen & 3;
+            boolean se = last && w.solicited && (!write || imm);   // §2.1: SE only on the last packet
+            Packets.writeBth(tx, op, se, pad, qp.destQpn, ackReq, curPsn);
+            int h = 12;
+            if (first && write) {
+                tx.putLong(h, w.raddr);
+                tx.putInt(h + 8, w.rkey);
+                tx.putInt(h + 12, w.len);
+                h += 16;
+            }
+            if (imm) {
+                tx.putInt(h, w.imm);
+                h += 4;
+            }
+            if (plen > 0) {
+                tx.put(h, w.mr.buffer(), w.off + (int) off, plen);
+            }
+            for (int i = 0; i < pad; i++) {
+                tx.put(h + plen + i, (byte) 0);
+            }
+            noteSent(curPsn, curPsn);
+            qp.send(h + plen + pad);
+            curPsn = Packets.next(curPsn);
+            if (last) {
+                cursor++;
+            }
+            sent = true;
+        }
+        if (sent) {
+            armTimer();
+        }
+    }
+
+    private void noteSent(int psn, int lastPsn) {
+        if (sentAny && Packets.diff(psn, highestSent) <= 0) {
+            qp.counters.retransmissions.increment();
+        }
+        if (!sentAny || Packets.diff(lastPsn, highestSent) > 0) {
+            highestSent = lastPsn;
+            sentAny = true;
+        }
+    }
+
+    // ------------------------------------------------------------------ timers
+
+    private void armTimer() {
+        if (timeoutNanos == 0) {
+            return;                                  // §4.9: timeout 0 disables the timer
+        }
+        if (!timerPending) {
+            timerPending = true;
+            deadline = System.nanoTime() + timeoutNanos;
+            qp.device.timers().schedule(timerTask, timeoutNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void onTimer() {
+        synchronized (qp) {
+            timerPending = false;
+            if (qp.state != QpState.RTS || head == tail || rnrWait || (cursor == head && curPsn == compPsn)) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (now - deadline < 0) {
+                timerPending = true;
+                qp.device.timers().schedule(timerTask, deadline - now, TimeUnit.NANOSECONDS);
+                return;
+            }
+            qp.counters.timeouts.increment();
+            if (!consumeRetry()) {
+                failHead(WcStatus.RETRY_EXCEEDED);
+                return;
+            }
+            rewind();
+            pump();
+        }
+    }
+
+    private void onRnrTimer() {
+        synchronized (qp) {
+            rnrWait = false;
+            if (qp.state == QpState.RTS) {
+                rewind();
+                pump();
+            }
+        }
+    }
+
+    /** retry_cnt 7 is unlimited, as rxe (§4.9). */
+    private boolean consumeRetry() {
+        if (qp.attrs.retryCount() == 7) {
+            return true;
+        }
+        if (retryLeft == 0) {
+            return false;
+        }
+        retryLeft--;
+        return true;
+    }
+
+    private void rewind() {
+        cursor = head;
+        curPsn = compPsn;
+        readsInFlight = 0;
+        pktsSinceAckReq = 0;
+    }
+
+    private void progress() {
+        retryLeft = qp.attrs.retryCount();
+        rnrLeft = qp.attrs.rnrRetry();
+        deadline = System.nanoTime() + timeoutNanos;
+    }
+
+    // ------------------------------------------------------------------ completer
+
+    void onResponse(int op, ByteBuffer pkt, int hl, int plen) {
+        int psn = Packets.psn(pkt);
+        if (op == Packets.ACKNOWLEDGE) {
+            int syn = pkt.get(12) & 0xFF;
+            switch (syn >> 5 & 3) {
+                case 0 -> {
+                    applyAck(psn);
+                    pump();
+                }
+                case 1 -> onRnrNak(psn, syn & 0x1F);
+                case 3 -> onNak(psn, syn & 0x1F);
+                default -> qp.counters.malformedDrops.increment();
+            }
+            return;
+        }
+        onReadResponse(op, pkt, hl, plen, psn);
+    }
+
+    private void onRnrNak(int psn, int timerCode) {
+        qp.counters.rnrNaksReceived.increment();
+        if (head == tail || Packets.diff(psn, compPsn) < 0 || rnrWait) {
+            return;                                   // stale
+        }
+        applyAck(Packets.add(psn, -1));
+        if (qp.attrs.rnrRetry() != 7) {               // 7 = retry forever (§4.9)
+            if (rnrLeft == 0) {
+                failHead(WcStatus.RNR_RETRY_EXCEEDED);
+                return;
+            }
+            rnrLeft--;
+        }
+        qp.counters.rnrWaits.increment();
+        rnrWait = true;
+        qp.device.timers().schedule(rnrTask, Packets.rnrNanos(timerCode), TimeUnit.NANOSECONDS);
+    }
+
+    private void onNak(int psn, int code) {
+        qp.counters.naksReceived[Math.min(code, 3)].increment();
+        if (head == tail || Packets.diff(psn, compPsn) < 0) {
+            return;                                   // stale
+        }
+        applyAck(Packets.add(psn, -1));
+        if (code == 0) {                              // PSN sequence error: go-back-N (§4.8)
+            if (rnrWait) {
+                return;
+            }
+            if (!consumeRetry()) {
+                failHead(WcStatus.RETRY_EXCEEDED);
+                return;
+            }
+            rewind();
+            pump();
+            return;
+        }
+        failHead(switch (code) {
+            case 1 -> WcStatus.REMOTE_INVALID_REQUEST;
+            case 2 -> WcStatus.REMOTE_ACCESS_ERROR;
+            case 3 -> WcStatus.REMOTE_OPERATIONAL_ERROR;
+            default -> WcStatus.GENERAL_ERROR;
+        });
+    }
+
+    /** Cumulative ACK of every PSN up to and including {@code psn}. */
+    private void applyAck(int psn) {
+        boolean progressed = false;
+        while (head < tail) {
+            Wqe w = at(head);
+            if (Packets.diff(psn, w.firstPsn) < 0) {
+                break;
+            }
+            if (w.op.isRead()) {
+                // an ACK beyond a READ still waiting for responses: keep it for when the READ completes
+                if (!ackBeyondRead || Packets.diff(psn, ackBeyondPsn) > 0) {
+                    ackBeyondRead = true;
+                    ackBeyondPsn = psn;
+                }
+                break;
+            }
+            if (Packets.diff(psn, w.lastPsn) >= 0) {
+                head++;
+                compPsn = Packets.add(w.lastPsn, 1);
+                progressed = true;
+                complete(w, WcStatus.SUCCESS);
+            } else {
+                int next = Packets.add(psn, 1);
+                if (Packets.diff(next, compPsn) > 0) {
+                    compPsn = next;
+                    progressed = true;
+                }
+                break;
+            }
+        }
+        if (progressed) {
+            afterProgress();
+        }
+    }
+
+    private void afterProgress() {
+        progress();
+        if (cursor < head) {
+            cursor = head;
+        }
+        if (Packets.diff(curPsn, compPsn) < 0) {
+            curPsn = compPsn;
+        }
+        if (head == tail) {
+            ackBeyondRead = false;
+        }
+    }
+
+    private void onReadResponse(int op, ByteBuffer pkt, int hl, int plen, int psn) {
+        // a read response implicitly acknowledges every earlier SEND/WRITE (§4.8)
+        while (head < tail) {
+            Wqe w = at(head);
+            if (w.op.isRead() || Packets.diff(w.lastPsn, psn) >= 0) {
+                break;
+            }
+            head++;
+            compPsn = Packets.add(w.lastPsn, 1);
+            complete(w, WcStatus.SUCCESS);
+            afterProgress();
+        }
+        if (head == tail) {
+            return;
+        }
+        Wqe w = at(head);
+        if (!w.op.isRead() || psn != Packets.add(w.firstPsn, w.readRcvd)) {
+            qp.counters.outOfSequence.increment();    // gap or stale: dropped, the timer recovers (§4.8)
+            return;
+        }
+        long off = (long) w.readRcvd * qp.mtu;
+        long remaining = w.len - off;
+        boolean last = op == Packets.READ_RESP_LAST || op == Packets.READ_RESP_ONLY;
+        if (last ? plen != remaining : plen != qp.mtu || remaining <= qp.mtu) {
+            qp.counters.malformedDrops.increment();
+            return;
+        }
+        if (plen > 0) {
+            w.mr.buffer().put(w.off + (int) off, pkt, hl, plen);
+        }
+        w.readRcvd++;
+        compPsn = Packets.add(psn, 1);
+        afterProgress();
+        if (last) {
+            head++;
+            readsInFlight = Math.max(0, readsInFlight - 1);
+            compPsn = Packets.add(w.lastPsn, 1);
+            afterProgress();
+            complete(w, WcStatus.SUCCESS);
+            if (ackBeyondRead) {
+                ackBeyondRead = false;
+                if (Packets.diff(ackBeyondPsn, compPsn) >= 0) {
+                    applyAck(ackBeyondPsn);
+                }
+            }
+        }
+        pump();
+    }
+
+    private void complete(Wqe w, WcStatus status) {
+        if (w.signaled || status != WcStatus.SUCCESS) {
+            qp.sendCq.push(w.wrId, status, wcOpcode(w.op), w.len, false, 0, qp.qpn, false);
+        }
+        w.mr = null;
+    }
+
+    /** Completes the oldest WQE in error, then the QP goes to ERROR (the rest is flushed). */
+    private void failHead(WcStatus status) {
+        if (head < tail) {
+            Wqe w = at(head++);
+            complete(w, status);
+        }
+        qp.enterError("send completion " + status);
+    }
+
+    void flush() {
+        while (head < tail) {
+            complete(at(head++), WcStatus.WR_FLUSH_ERROR);
+        }
+        cursor = tail;
+    }
+
+    static WcOpcode wcOpcode(WrOpcode op) {
+        return switch (op) {
+            case SEND, SEND_WITH_IMM -> WcOpcode.SEND;
+            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> WcOpcode.RDMA_WRITE;
+            case RDMA_READ -> WcOpcode.RDMA_READ;
+        };
+    }
+}

@@ -1,0 +1,443 @@
+package io.vibridge.verbs.soft.transport;
+
+import io.vibridge.verbs.QpState;
+import io.vibridge.verbs.ReceiveWorkRequest;
+import io.vibridge.verbs.RemoteAccessHandler;
+import io.vibridge.verbs.VerbsException;
+import io.vibridge.verbs.WcOpcode;
+import io.vibridge.verbs.WcStatus;
+import io.vibridge.verbs.soft.SoftMemoryRegion;
+import io.vibridge.verbs.soft.SoftRemoteAccessRegion;
+import java.nio.ByteBuffer;
+
+/**
+ * Responder of one RC QP (IB-WIRE-REFERENCE §4.3-§4.7): PSN check against ePSN (one sequence NAK per
+ * gap), duplicates (ACK ePSN-1, READs re-executed from the responder-resource ring), opcode sequence,
+ * receive WQE / RNR NAK, rkey + bounds + access + PD checks, execution, ACK when AckReq is set.
+ * All methods run under the QP's monitor.
+ */
+final class RcResponder {
+    private static final int NONE = 0, IN_SEND = 1, IN_WRITE = 2;
+
+    static final class Rwqe {
+        long wrId;
+        SoftMemoryRegion mr;
+        int off;
+        int len;
+    }
+
+    /** A responder resource: a READ we answered, kept to replay duplicates (§4.6). */
+    static final class ReadEntry {
+        boolean valid;
+        int firstPsn;
+        int lastPsn;
+        long va;
+        int rkey;
+        int len;
+    }
+
+    private final RcQueuePair qp;
+    private final Rwqe[] rq;
+    private long rqHead;
+    private long rqTail;
+    private int ePsn;
+    private int msn;
+    private boolean nakSent;
+    private int inMsg = NONE;
+    private boolean recvClaimed;
+    private int recvOff;
+    private SoftMemoryRegion wMr;
+    private SoftRemoteAccessRegion wHandler;
+    private long wVa;
+    private int wRemaining;
+    private int wTotal;
+    private ReadEntry[] reads = new ReadEntry[0];
+    private int readNext;
+    private int epoch;
+    private ByteBuffer view;
+    private ByteBuffer viewOf;
+
+    RcResponder(RcQueuePair qp, int maxRecv) {
+        this.qp = qp;
+        this.rq = new Rwqe[maxRecv];
+        for (int i = 0; i < maxRecv; i++) {
+            rq[i] = new Rwqe();
+        }
+    }
+
+    void start(RcAttributes a) {
+        ePsn = a.rqPsn() & Packets.PSN_MASK;
+        msn = 0;
+        reads = new ReadEntry[a.maxDestRdAtomic()];
+        for (int i = 0; i < reads.length; i++) {
+            reads[i] = new ReadEntry();
+        }
+    }
+
+    void postRecv(ReceiveWorkRequest wr) {
+        if (qp.state == QpState.ERROR) {
+            qp.recvCq.push(wr.wrId, WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, false);
+            return;
+        }
+        if (rqTail - rqHead >= rq.length) {
+            throw new VerbsException("receive queue of QP " + qp.qpn + " is full (" + rq.length + ")");
+        }
+        SoftMemoryRegion mr = null;
+        if (wr.length > 0 || wr.region != null) {
+            if (!(wr.region instanceof SoftMemoryRegion m) || m.pd() != qp.pd) {
+                throw new IllegalArgumentException("receive memory region missing or of another protection domain");
+            }
+            if (wr.offset < 0 || wr.length < 0 || wr.offset > m.length() - wr.length) {
+                throw new IllegalArgumentException("receive range outside the memory region");
+            }
+            if (!m.localWrite()) {
+                throw new IllegalArgumentException("receive buffers need LOCAL_WRITE access");
+            }
+            mr = m;
+        }
+        Rwqe r = rq[(int) (rqTail % rq.length)];
+        r.wrId = wr.wrId;
+        r.mr = mr;
+        r.off = wr.offset;
+        r.len = wr.length;
+        rqTail++;
+    }
+
+    void flush() {
+        while (rqHead < rqTail) {
+            Rwqe r = rq[(int) (rqHead++ % rq.length)];
+            qp.recvCq.push(r.wrId, WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, false);
+            r.mr = null;
+        }
+        recvClaimed = false;
+        inMsg = NONE;
+        epoch++;
+    }
+
+    void unsupported(ByteBuffer pkt) {
+        int psn = Packets.psn(pkt);
+        if (Packets.diff(psn, ePsn) == 0) {
+            nakError(1, psn);
+        }
+    }
+
+    void onRequest(int op, ByteBuffer pkt, int hl, int plen) {
+        int psn = Packets.psn(pkt);
+        int d = Packets.diff(psn, ePsn);
+        if (d > 0) {                                        // §4.3: packets lost; one NAK per gap
+            qp.counters.outOfSequence.increment();
+            if (!nakSent) {
+                nakSent = true;
+                sendAck(0x60, ePsn);
+                qp.counters.naksSent[0].increment();
+            }
+            return;
+        }
+        if (d < 0) {
+            qp.counters.duplicates.increment();
+            duplicate(op, pkt, psn);
+            return;
+        }
+        boolean ok = switch (inMsg) {
+            case IN_SEND -> op == Packets.SEND_MIDDLE || op == Packets.SEND_LAST || op == Packets.SEND_LAST_IMM;
+            case IN_WRITE -> op == Packets.WRITE_MIDDLE || op == Packets.WRITE_LAST || op == Packets.WRITE_LAST_IMM;
+            default -> op == Packets.READ_REQUEST || Packets.isFirstOrOnly(op) && !Packets.isReadResponse(op);
+        };
+        if (!ok) {
+            nakError(1, psn);                               // §4.3 step 2: opcode sequence
+            return;
+        }
+        if (Packets.isSend(op)) {
+            send(op, pkt, hl, plen, psn);
+        } else if (Packets.isWrite(op)) {
+            write(op, pkt, hl, plen, psn);
+        } else {
+            read(pkt, psn);
+        }
+    }
+
+    private void send(int op, ByteBuffer pkt, int hl, int plen, int psn) {
+        if (!recvClaimed) {
+            if (rqHead == rqTail) {
+                rnr(psn);
+                return;
+            }
+            recvClaimed = true;
+            recvOff = 0;
+        }
+        boolean last = Packets.isLastOrOnly(op);
+        if (!last && plen != qp.mtu) {
+            nakError(1, psn);
+            return;
+        }
+        Rwqe r = rq[(int) (rqHead % rq.length)];
+        if (plen > r.len - recvOff) {                      // §4.3 step 5: receive buffer too small
+            rqHead++;
+            recvClaimed = false;
+            qp.recvCq.push(r.wrId, WcStatus.LOCAL_LENGTH_ERROR, WcOpcode.RECV, recvOff, false, 0, qp.qpn, false);
+            nakError(1, psn);
+            return;
+        }
+        if (plen > 0) {
+            r.mr.buffer().put(r.off + recvOff, pkt, hl, plen);
+        }
+        recvOff += plen;
+        nakSent = false;
+        ePsn = Packets.next(ePsn);
+        if (last) {
+            boolean imm = Packets.hasImm(op);
+            rqHead++;
+            recvClaimed = false;
+            inMsg = NONE;
+            msn = Packets.next(msn);
+            qp.recvCq.push(r.wrId, WcStatus.SUCCESS, WcOpcode.RECV, recvOff, imm, imm ? pkt.getInt(hl - 4) : 0,
+                    qp.qpn, Packets.solicited(pkt));
+            r.mr = null;
+        } else {
+            inMsg = IN_SEND;
+        }
+        if (Packets.ackReq(pkt)) {
+            sendAck(Packets.SYNDROME_ACK, psn);
+        }
+    }
+
+    private void write(int op, ByteBuffer pkt, int hl, int plen, int psn) {
+        boolean imm = Packets.hasImm(op);
+        if (imm && rqHead == rqTail) {                      // WRITE with immediate consumes a receive
+            rnr(psn);
+            return;
+        }
+        boolean first = Packets.isFirstOrOnly(op);
+        boolean last = Packets.isLastOrOnly(op);
+        SoftMemoryRegion mr = wMr;
+        SoftRemoteAccessRegion h = wHandler;
+        long va = wVa;
+        int remaining = wRemaining;
+        if (first) {
+            va = pkt.getLong(12);
+            int rkey = pkt.getInt(20);
+            int dmaLen = pkt.getInt(24);
+            Object t = qp.pd.lookupKey(rkey);
+            mr = null;
+            h = null;
+            if (t instanceof SoftMemoryRegion m && m.pd() == qp.pd && m.remoteWrite() && m.contains(va, dmaLen & 0xFFFFFFFFL)) {
+                mr = m;
+            } else if (t instanceof SoftRemoteAccessRegion x && x.pd() == qp.pd && x.remoteWrite()
+                    && x.contains(va, dmaLen & 0xFFFFFFFFL)) {
+                h = x;
+            } else {
+                nakError(2, psn);                          // §4.3 step 5: R_Key, bounds, access
+                return;
+            }
+            remaining = dmaLen;
+            wTotal = dmaLen;
+        }
+        // §2.3 length rules
+        if (last ? plen != remaining : plen != qp.mtu || remaining <= qp.mtu) {
+            nakError(1, psn);
+            return;
+        }
+        int immediate = imm ? pkt.getInt(hl - 4) : 0;
+        if (h != null) {
+            if (view == null || viewOf != pkt) {
+                view = pkt.duplicate();
+                viewOf = pkt;
+            }
+            view.limit(hl + plen).position(hl);
+            if (!h.handler().onWrite(va, view, first, last, imm, immediate)) {
+                nakSent = true;                             // backpressure: drop unacknowledged, no NAK storm
+                return;
+            }
+        } else if (plen > 0) {
+            mr.buffer().put((int) (va - mr.address()), pkt, hl, plen);
+        }
+        wMr = mr;
+        wHandler = h;
+        wVa = va + plen;
+        wRemaining = remaining - plen;
+        nakSent = false;
+        ePsn = Packets.next(ePsn);
+        if (last) {
+            inMsg = NONE;
+            wMr = null;
+            wHandler = null;
+            msn = Packets.next(msn);
+            if (imm) {
+                Rwqe r = rq[(int) (rqHead++ % rq.length)];
+                qp.recvCq.push(r.wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, wTotal, true, immediate,
+                        qp.qpn, Packets.solicited(pkt));
+                r.mr = null;
+            }
+        } else {
+            inMsg = IN_WRITE;
+        }
+        if (Packets.ackReq(pkt)) {
+            sendAck(Packets.SYNDROME_ACK, psn);
+        }
+    }
+
+    private void read(ByteBuffer pkt, int psn) {
+        long va = pkt.getLong(12);
+        int rkey = pkt.getInt(20);
+        int len = pkt.getInt(24);
+        if (reads.length == 0) {                            // §4.3 step 4: no responder resources
+            nakError(1, psn);
+            return;
+        }
+        Object target = validRead(va, rkey, len);
+        if (target == null) {
+            nakError(2, psn);
+            return;
+        }
+        int npkts = npkts(len);
+        ReadEntry e = reads[readNext++ % reads.length];
+        e.valid = true;
+        e.firstPsn = psn;
+        e.lastPsn = Packets.add(psn, npkts - 1);
+        e.va = va;
+        e.rkey = rkey;
+        e.len = len;
+        msn = Packets.next(msn);
+        nakSent = false;
+        ePsn = Packets.add(psn, npkts);
+        execute(target, psn, va, len);
+    }
+
+    private Object validRead(long va, int rkey, int len) {
+        Object t = qp.pd.lookupKey(rkey);
+        long l = len & 0xFFFFFFFFL;
+        if (t instanceof SoftMemoryRegion m && m.pd() == qp.pd && m.remoteRead() && m.contains(va, l)) {
+            return m;
+        }
+        if (t instanceof SoftRemoteAccessRegion x && x.pd() == qp.pd && x.remoteRead() && x.contains(va, l)) {
+            return x;
+        }
+        return null;
+    }
+
+    private int npkts(int len) {
+        return len == 0 ? 1 : (int) (((len & 0xFFFFFFFFL) + qp.mtu - 1) / qp.mtu);
+    }
+
+    private void execute(Object target, int psn, long va, int len) {
+        if (target instanceof SoftMemoryRegion m) {
+            sendReadResponses(psn, m.buffer(), (int) (va - m.address()), len);
+        } else {
+            SoftRemoteAccessRegion x = (SoftRemoteAccessRegion) target;
+            x.handler().onRead(va, len, new DeferredRead(psn, len, epoch));
+        }
+    }
+
+    /** §4.7: read response stream starting at {@code psn}. */
+    private void sendReadResponses(int psn, ByteBuffer src, int srcOff, int len) {
+        int mtu = qp.mtu;
+        int n = npkts(len);
+        ByteBuffer tx = qp.tx;
+        for (int k = 0; k < n; k++) {
+            int off = k * mtu;
+            int plen = Math.min(mtu, len - off);
+            int op = n == 1 ? Packets.READ_RESP_ONLY : k == 0 ? Packets.READ_RESP_FIRST
+                    : k == n - 1 ? Packets.READ_RESP_LAST : Packets.READ_RESP_MIDDLE;
+            int pad = -plen & 3;
+            Packets.writeBth(tx, op, false, pad, qp.destQpn, false, Packets.add(psn, k));
+            int h = 12;
+            if (op != Packets.READ_RESP_MIDDLE) {
+                tx.putInt(12, Packets.SYNDROME_ACK << 24 | msn);
+                h = 16;
+            }
+            if (plen > 0) {
+                tx.put(h, src, srcOff + off, plen);
+            }
+            for (int i = 0; i < pad; i++) {
+                tx.put(h + plen + i, (byte) 0);
+            }
+            qp.send(h + plen + pad);
+        }
+    }
+
+    private void duplicate(int op, ByteBuffer pkt, int psn) {
+        if (op == Packets.READ_REQUEST) {                   // §4.6: re-execute from the saved resource
+            long va = pkt.getLong(12);
+            int rkey = pkt.getInt(20);
+            long len = pkt.getInt(24) & 0xFFFFFFFFL;
+            for (ReadEntry e : reads) {
+                if (e.valid && Packets.diff(psn, e.firstPsn) >= 0 && Packets.diff(psn, e.lastPsn) <= 0
+                        && e.rkey == rkey && va >= e.va && va + len <= e.va + e.len) {
+                    Object target = validRead(va, rkey, (int) len);
+                    if (target == null) {
+                        nakError(2, psn);
+                    } else {
+                        execute(target, psn, va, (int) len);
+                    }
+                    return;
+                }
+            }
+            return;                                         // unknown duplicate READ: dropped silently
+        }
+        sendAck(Packets.SYNDROME_ACK, Packets.add(ePsn, -1));
+    }
+
+    private void rnr(int psn) {
+        qp.counters.rnrNaksSent.increment();
+        sendAck(0x20 | qp.attrs.minRnrTimer() & 0x1F, psn);
+        nakSent = true;                                     // the packets behind it are resent after the wait
+    }
+
+    private void nakError(int code, int psn) {
+        qp.counters.naksSent[code].increment();
+        sendAck(0x60 | code, psn);
+        qp.enterError("responder NAK " + code);
+    }
+
+    private void sendAck(int syndrome, int psn) {
+        ByteBuffer tx = qp.tx;
+        Packets.writeBth(tx, Packets.ACKNOWLEDGE, false, 0, qp.destQpn, false, psn);
+        tx.putInt(12, syndrome << 24 | msn);
+        qp.send(16);
+    }
+
+    /** Completes a handler-answered READ later, from any thread. */
+    private final class DeferredRead implements RemoteAccessHandler.ReadResponder {
+        private final int psn;
+        private final int len;
+        private final int epochAtStart;
+        private boolean done;
+
+        DeferredRead(int psn, int len, int epoch) {
+            this.psn = psn;
+            this.len = len;
+            this.epochAtStart = epoch;
+        }
+
+        @Override
+        public void complete(ByteBuffer data) {
+            synchronized (qp) {
+                if (done) {
+                    throw new IllegalStateException("READ already answered");
+                }
+                done = true;
+                if (epochAtStart != epoch || qp.state == QpState.ERROR) {
+                    return;
+                }
+                if (data.remaining() != len) {
+                    nakError(3, psn);
+                    return;
+                }
+                sendReadResponses(psn, data, data.position(), len);
+            }
+        }
+
+        @Override
+        public void fail() {
+            synchronized (qp) {
+                if (done) {
+                    throw new IllegalStateException("READ already answered");
+                }
+                done = true;
+                if (epochAtStart == epoch && qp.state != QpState.ERROR) {
+                    nakError(2, psn);
+                }
+            }
+        }
+    }
+}
