@@ -10,6 +10,7 @@ import io.vibridge.verbs.VerbsDevice;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.soft.cm.SoftConnectionManager;
 import io.vibridge.verbs.soft.transport.RcQueuePair;
+import io.vibridge.verbs.soft.wire.IcrcCheck;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -361,12 +362,12 @@ public final class SoftDevice implements VerbsDevice {
                     counters.malformedDrops.increment();
                     continue;
                 }
-                RoceIcrc.Result ok = rxIcrc.verify(srcIp, srcPort, ip4, port, buf, len);
-                if (ok == RoceIcrc.Result.BAD) {
+                IcrcCheck ok = rxIcrc.verify(srcIp, srcPort, ip4, port, buf, len);
+                if (ok == IcrcCheck.INVALID) {
                     counters.icrcDrops.increment();
                     continue;
                 }
-                if (ok == RoceIcrc.Result.OK_SOME_ID) {
+                if (ok == IcrcCheck.VALID_SOME_IP_ID) {
                     counters.icrcAnyIdAccepts.increment();
                 }
                 dispatch(buf, len - 4, srcAddr, srcIp);
