@@ -1,0 +1,159 @@
+package io.vibridge.vitcp.security;
+
+import io.vibridge.vitcp.wire.ConnectionHeader;
+import io.vibridge.vitcp.wire.ProtocolException;
+import io.vibridge.vitcp.wire.SegmentType;
+import io.vibridge.vitcp.wire.SegmentView;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.time.InstantSource;
+import java.util.Arrays;
+import java.util.Objects;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Security Type 1 (VITCP-PROFILE §5): signs and verifies Connect Request / Connect Accept segments.
+ *
+ * <p>Security Information (40 bytes) = 8-byte timestamp (milliseconds since the Unix epoch,
+ * big-endian) + 32-byte HMAC-SHA256, keyed with the shared secret, over the whole segment (segment
+ * header and CE header, timestamp and padding included) with the 32 HMAC bytes zeroed.
+ *
+ * <p>{@link #verify} refuses a segment that is unsigned, of an unknown security type, wrongly
+ * signed, more than 60 s away from this side's clock, or whose HMAC was accepted in the last 120 s.
+ * The replay memory is bounded ({@link ReplayGuard}, default {@value #DEFAULT_REPLAY_CAPACITY}
+ * entries); only segments that carry a valid signature and a fresh timestamp are recorded, so a peer
+ * without the key cannot fill it, and a full guard refuses new connects
+ * ({@link VerifyResult#REPLAY_GUARD_FULL}) rather than forgetting.
+ *
+ * <p>Thread-safe: a passive provider may verify from several threads.
+ */
+public final class ConnectSigner {
+
+    public static final long CLOCK_WINDOW_MILLIS = 60_000;
+    public static final long REPLAY_WINDOW_MILLIS = 120_000;
+    public static final int DEFAULT_REPLAY_CAPACITY = 4096;
+    /** Shortest accepted key. */
+    public static final int MIN_KEY_LENGTH = 16;
+    static final int TIMESTAMP_LENGTH = 8;
+    static final int MAC_LENGTH = 32;
+    private static final String ALGORITHM = "HmacSHA256";
+
+    private final SecretKeySpec key;
+    private final InstantSource clock;
+    private final ReplayGuard replayGuard;
+
+    /** With the default replay-guard capacity. */
+    public ConnectSigner(byte[] key, InstantSource clock) {
+        this(key, clock, DEFAULT_REPLAY_CAPACITY);
+    }
+
+    /**
+     * @param key shared secret, at least 16 bytes (32 random bytes recommended); copied
+     * @param replayCapacity most HMACs remembered at once (bounds memory)
+     */
+    public ConnectSigner(byte[] key, InstantSource clock, int replayCapacity) {
+        Objects.requireNonNull(key, "key");
+        if (key.length < MIN_KEY_LENGTH) {
+            throw new IllegalArgumentException("HMAC key of " + key.length + " bytes is shorter than "
+                    + MIN_KEY_LENGTH);
+        }
+        this.key = new SecretKeySpec(key.clone(), ALGORITHM);
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.replayGuard = new ReplayGuard(replayCapacity, REPLAY_WINDOW_MILLIS);
+        newMac(); // fail fast if the JDK lacks HmacSHA256
+    }
+
+    /**
+     * Fills the timestamp and HMAC of an encoded Connect Request/Accept in place.
+     *
+     * @param len bytes available at {@code off} (at least the segment)
+     * @throws ProtocolException when the bytes are not a valid segment
+     * @throws IllegalArgumentException when it is not a Connect Request/Accept with Security Type 1
+     *     (build it with {@link ConnectionHeader#toBeSigned})
+     */
+    public void sign(ByteBuffer segment, int off, int len) {
+        SegmentView v = requireSignable(segment, off, len);
+        if (v.securityType() != ConnectionHeader.SECURITY_HMAC_SHA256) {
+            throw new IllegalArgumentException("Security Type is " + v.securityType() + ", signing needs 1");
+        }
+        int info = v.securityInfoOffset();
+        long now = clock.millis();
+        segment.putLong(info, segment.order() == ByteOrder.BIG_ENDIAN ? now : Long.reverseBytes(now));
+        byte[] mac = computeMac(segment, off, v.segmentLength(), info + TIMESTAMP_LENGTH - off);
+        segment.put(info + TIMESTAMP_LENGTH, mac);
+    }
+
+    /**
+     * Verifies a received Connect Request/Accept and, when it is valid, records it against replay.
+     *
+     * @throws ProtocolException when the bytes are not a valid segment
+     * @throws IllegalArgumentException when the segment is not a Connect Request/Accept
+     */
+    public VerifyResult verify(ByteBuffer segment, int off, int len) {
+        SegmentView v = requireSignable(segment, off, len);
+        int type = v.securityType();
+        if (type == ConnectionHeader.SECURITY_NONE) {
+            return VerifyResult.UNSIGNED;
+        }
+        if (type != ConnectionHeader.SECURITY_HMAC_SHA256) {
+            return VerifyResult.WRONG_TYPE;
+        }
+        int info = v.securityInfoOffset();
+        int macAt = info + TIMESTAMP_LENGTH;
+        byte[] received = new byte[MAC_LENGTH];
+        segment.get(macAt, received);
+        byte[] expected = computeMac(segment, off, v.segmentLength(), macAt - off);
+        if (!MessageDigest.isEqual(expected, received)) {
+            return VerifyResult.BAD_SIGNATURE;
+        }
+        long raw = segment.getLong(info);
+        long timestamp = segment.order() == ByteOrder.BIG_ENDIAN ? raw : Long.reverseBytes(raw);
+        long now = clock.millis();
+        if (timestamp < now - CLOCK_WINDOW_MILLIS || timestamp > now + CLOCK_WINDOW_MILLIS) {
+            return VerifyResult.CLOCK_SKEW;
+        }
+        return switch (replayGuard.admit(received, now)) {
+            case FRESH -> VerifyResult.OK;
+            case REPLAY -> VerifyResult.REPLAY;
+            case FULL -> VerifyResult.REPLAY_GUARD_FULL;
+        };
+    }
+
+    /** HMACs currently remembered against replay. */
+    public int replayGuardSize() {
+        return replayGuard.size();
+    }
+
+    public int replayGuardCapacity() {
+        return replayGuard.capacity();
+    }
+
+    private static SegmentView requireSignable(ByteBuffer segment, int off, int len) {
+        SegmentView v = new SegmentView().wrap(segment, off, len);
+        if (v.type() != SegmentType.CONNECT_REQUEST && v.type() != SegmentType.CONNECT_ACCEPT) {
+            throw new IllegalArgumentException(v.type() + " carries no security information");
+        }
+        return v;
+    }
+
+    /** HMAC over {@code length} bytes at {@code off}, with the 32 bytes at {@code off + macRel} zeroed. */
+    private byte[] computeMac(ByteBuffer segment, int off, int length, int macRel) {
+        byte[] copy = new byte[length];
+        segment.get(off, copy);
+        Arrays.fill(copy, macRel, macRel + MAC_LENGTH, (byte) 0);
+        return newMac().doFinal(copy);
+    }
+
+    private Mac newMac() {
+        try {
+            Mac mac = Mac.getInstance(ALGORITHM);
+            mac.init(key);
+            return mac;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 unavailable", e);
+        }
+    }
+}
