@@ -59,6 +59,7 @@ public final class SoftDevice implements VerbsDevice {
     private int nextQpSlot;
     private final SoftConnectionManager cm;
     private final RoceIcrc rxIcrc = new RoceIcrc();
+    private final RoceIcrc.PeerModes peerModes = new RoceIcrc.PeerModes();
     private volatile boolean closed;
 
     // fault injection (egress), guarded by txLock
@@ -362,7 +363,8 @@ public final class SoftDevice implements VerbsDevice {
                     counters.malformedDrops.increment();
                     continue;
                 }
-                IcrcCheck ok = rxIcrc.verify(srcIp, srcPort, ip4, port, buf, len);
+                IcrcCheck ok = rxIcrc.verify(srcIp, srcPort, ip4, port, buf, len, peerModes.allowAnyId(srcIp));
+                peerModes.record(srcIp, ok);
                 if (ok == IcrcCheck.INVALID) {
                     counters.icrcDrops.increment();
                     continue;

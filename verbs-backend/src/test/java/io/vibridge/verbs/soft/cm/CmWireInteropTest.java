@@ -1,0 +1,123 @@
+package io.vibridge.verbs.soft.cm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vibridge.verbs.DeviceConfig;
+import io.vibridge.verbs.Verbs;
+import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.verbs.soft.wire.CmCodec;
+import io.vibridge.verbs.soft.wire.CmMad;
+import io.vibridge.verbs.soft.wire.CmRej;
+import io.vibridge.verbs.soft.wire.CmRep;
+import io.vibridge.verbs.soft.wire.CmReq;
+import io.vibridge.verbs.soft.wire.Icrc;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine's private CM encoder against the wire package's reference codec, and a hand-made REQ from a
+ * plain UDP socket whose ICRC is valid only for a non-zero IP ID (as rxe sends): accepted through the
+ * any-ID fallback and answered with REJ 8; a corrupted copy is dropped and counted.
+ */
+class CmWireInteropTest {
+    private static byte[] gid(int last) {
+        byte[] g = new byte[16];
+        g[10] = (byte) 0xFF;
+        g[11] = (byte) 0xFF;
+        g[12] = 127;
+        g[15] = (byte) last;
+        return g;
+    }
+
+    private static CmWire.Req req(long sid) {
+        byte[] pd = new byte[92];
+        Arrays.fill(pd, (byte) 0x33);
+        return new CmWire.Req(0x01234567, sid, 0x5054_00FF_FE00_00AAL, 0x11, 4, 3, 20, 0xABCDEF, 19, 6, 5, 7, 15,
+                gid(18), gid(17), 17, pd);
+    }
+
+    @Test
+    void reqRepRejDecodeWithTheReferenceCodec() {
+        ByteBuffer mad = ByteBuffer.allocate(256);
+        CmWire.encode(req(0x0000000001064E20L), 0x0000000101234567L, mad, 0);
+        CmMad m = CmCodec.decodeMad(mad, 0);
+        assertThat(m.header().transactionId()).isEqualTo(0x0000000101234567L);
+        CmReq r = (CmReq) m.message();
+        assertThat(r.localCommId()).isEqualTo(0x01234567);
+        assertThat(r.serviceId()).isEqualTo(0x0000000001064E20L);
+        assertThat(r.localQpn()).isEqualTo(0x11);
+        assertThat(r.responderResources()).isEqualTo(4);
+        assertThat(r.initiatorDepth()).isEqualTo(3);
+        assertThat(r.remoteCmResponseTimeout()).isEqualTo(20);
+        assertThat(r.localCmResponseTimeout()).isEqualTo(19);
+        assertThat(r.transportServiceType()).isZero();
+        assertThat(r.startingPsn()).isEqualTo(0xABCDEF);
+        assertThat(r.retryCount()).isEqualTo(6);
+        assertThat(r.rnrRetryCount()).isEqualTo(7);
+        assertThat(r.pathMtu()).isEqualTo(5);
+        assertThat(r.maxCmRetries()).isEqualTo(15);
+        assertThat(r.partitionKey()).isEqualTo(0xFFFF);
+        assertThat(r.primaryPath().localAckTimeout()).isEqualTo(17);
+        assertThat(r.primaryPath().hopLimit()).isEqualTo(64);
+        assertThat(r.primaryPath().localLid()).isEqualTo(0xFFFF);
+        assertThat(r.privateData()).hasSize(92).containsOnly(0x33);
+
+        CmWire.encode(new CmWire.Rep(5, 6, 0x22, 0x123456, 4, 2, 15, 7, 99L, new byte[] {1, 2}), 7, mad, 0);
+        CmRep rep = (CmRep) CmCodec.decodeMad(mad, 0).message();
+        assertThat(rep.localCommId()).isEqualTo(5);
+        assertThat(rep.remoteCommId()).isEqualTo(6);
+        assertThat(rep.localQpn()).isEqualTo(0x22);
+        assertThat(rep.startingPsn()).isEqualTo(0x123456);
+        assertThat(rep.responderResources()).isEqualTo(4);
+        assertThat(rep.initiatorDepth()).isEqualTo(2);
+        assertThat(rep.targetAckDelay()).isEqualTo(15);
+        assertThat(rep.rnrRetryCount()).isEqualTo(7);
+        assertThat(rep.localCaGuid()).isEqualTo(99L);
+        assertThat(rep.privateData()).startsWith(1, 2);
+
+        CmWire.encode(new CmWire.Rej(0, 0x01234567, 0, 8, new byte[0]), 7, mad, 0);
+        CmRej rej = (CmRej) CmCodec.decodeMad(mad, 0).message();
+        assertThat(rej.reason()).isEqualTo(8);
+        assertThat(rej.remoteCommId()).isEqualTo(0x01234567);
+    }
+
+    @Test
+    void reqFromAPeerWithNonZeroIpIdIsAnsweredAndACorruptCopyDropped() throws Exception {
+        try (VerbsDevice dev = Verbs.open(DeviceConfig.of("127.0.0.17").withProvider("soft"));
+             DatagramChannel raw = DatagramChannel.open(StandardProtocolFamily.INET)) {
+            raw.bind(new InetSocketAddress("127.0.0.18", 4791));
+            ByteBuffer pkt = ByteBuffer.allocate(280);
+            pkt.put(0, (byte) 0x64).putShort(2, (short) 0xFFFF).putInt(4, 1).putInt(8, 1);
+            pkt.putInt(12, 0x80010000).putInt(16, 1);
+            CmWire.encode(req(0x0000000001069999L), 0x42, pkt, 20);
+            int src = 127 << 24 | 18;
+            int dst = 127 << 24 | 17;
+            Icrc icrc = new Icrc();
+            int crc = icrc.computeIpv4(src, dst, 59391, true, 4791, 4791, pkt, 0, 280);
+            Icrc.writeTrailer(pkt, 0, 280, crc);
+            raw.send(pkt.duplicate().clear(), new InetSocketAddress("127.0.0.17", 4791));
+            ByteBuffer in = ByteBuffer.allocate(2048);
+            raw.receive(in);
+            in.flip();
+            assertThat(in.limit()).isEqualTo(280);
+            assertThat(icrc.verifyIpv4(dst, src, 4791, 4791, in, 0, 280, false).name()).isEqualTo("VALID");
+            CmRej rej = (CmRej) CmCodec.decodeMad(in, 20).message();
+            assertThat(rej.reason()).isEqualTo(8);
+            assertThat(rej.remoteCommId()).isEqualTo(0x01234567);
+            assertThat(CmCodec.decodeMad(in, 20).header().transactionId()).isEqualTo(0x42);
+            assertThat(dev.counters().icrcAnyIdAccepts()).isEqualTo(1);
+
+            pkt.put(100, (byte) (pkt.get(100) ^ 1));
+            raw.send(pkt.duplicate().clear(), new InetSocketAddress("127.0.0.17", 4791));
+            long end = System.nanoTime() + 30_000_000_000L;
+            while (dev.counters().icrcDrops() == 0 && System.nanoTime() < end) {
+                Thread.sleep(1);
+            }
+            assertThat(dev.counters().icrcDrops()).isEqualTo(1);
+        }
+    }
+}
