@@ -176,6 +176,7 @@ public record ConnectionHeader(ConnectionAttributes attributes, Discriminator ca
      * @throws ProtocolException on any inconsistency
      */
     public static int validate(ByteBuffer buf, int off, int limit) {
+        Objects.checkFromToIndex(off, limit, buf.limit()); // caller bug, not bad input
         need(off, 8, limit, "Calling Discriminator Length", off);
         int callingLength = Bytes.u16(buf, off + 2);
         if (callingLength > Discriminator.MAX_LENGTH) {

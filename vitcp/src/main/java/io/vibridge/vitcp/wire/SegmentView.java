@@ -1,6 +1,7 @@
 package io.vibridge.vitcp.wire;
 
 import java.nio.ByteBuffer;
+import java.util.Objects;
 
 /**
  * A reusable, allocation-free flyweight that validates one complete received segment and exposes
@@ -34,7 +35,8 @@ import java.nio.ByteBuffer;
  * <p>After a successful wrap every header field is cached in the view, so accessors do not reread
  * the buffer; the payload stays in the buffer at {@link #payloadOffset()}. After a failed wrap the
  * view is invalid ({@link #isValid()} false) until the next successful wrap. Not thread-safe: one
- * view per reader.
+ * view per reader. {@code available} must lie within the buffer's limit (an
+ * {@link IndexOutOfBoundsException} otherwise: a caller bug, not bad input).
  */
 public final class SegmentView {
 
@@ -68,6 +70,7 @@ public final class SegmentView {
         if (available < 4) {
             return -1;
         }
+        Objects.checkFromIndexSize(off, 4, buf.limit()); // caller bug, not bad input
         checkVersion(buf, off);
         SegmentType t = SegmentType.of(SegmentHeader.typeCode(buf, off), off + SegmentHeader.OFF_TYPE_FLAGS);
         int length = SegmentHeader.segmentLength(buf, off);
@@ -88,6 +91,7 @@ public final class SegmentView {
             throw new ProtocolException("Segment Header", off,
                     "truncated: " + Math.max(available, 0) + " bytes available, 24 needed");
         }
+        Objects.checkFromIndexSize(off, available, buf.limit()); // caller bug, not bad input
         checkVersion(buf, off);
         SegmentType t = SegmentType.of(SegmentHeader.typeCode(buf, off), off + SegmentHeader.OFF_TYPE_FLAGS);
         int length = SegmentHeader.segmentLength(buf, off);

@@ -62,6 +62,14 @@ class SegmentValidationTest {
     }
 
     @Test
+    void availableBeyondTheBufferIsACallerBug() {
+        byte[] s = send(2, 0);
+        assertThatThrownBy(() -> view.wrap(ByteBuffer.wrap(s), 0, 25)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> SegmentView.frameLength(ByteBuffer.wrap(s), 22, 4))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @Test
     void badVersion() {
         byte[] s = send(2, 0);
         s[0] = 2;
