@@ -53,7 +53,12 @@ cp -lL "$LIB"/*.jar "$ctx/gateway/target/vibridge/lib/" 2>/dev/null \
 args=(-f "$ctx/deploy/Dockerfile" -t "$TAG" --label "org.opencontainers.image.title=vibridge")
 [ -n "$BASE" ] && args+=(--build-arg "BASE=$BASE")
 say "building $TAG from base ${BASE:-eclipse-temurin:25-jre (Dockerfile default)}"
+old_id=$(docker image inspect --format '{{.Id}}' "$TAG" 2>/dev/null || true)
 DOCKER_BUILDKIT=0 docker build -q "${args[@]}" "$ctx" >"$log" 2>&1 \
   || { cat "$log" >&2; die "docker build failed"; }
+# A rebuild leaves the previous image untagged: drop it once nothing else refers to it.
+if [ -n "$old_id" ] && [ "$old_id" != "$(docker image inspect --format '{{.Id}}' "$TAG")" ]; then
+  docker rmi "$old_id" >/dev/null 2>&1 || true
+fi
 size=$(docker image inspect --format '{{.Size}}' "$TAG")
 say "$TAG built in $((SECONDS - start)) s, $((size / 1000000)) MB"

@@ -50,20 +50,24 @@ ensure_engine() {
     apt_install docker.io
     command -v dockerd >/dev/null 2>&1 || die "docker.io installed but dockerd is not on PATH"
   fi
+  local pid=""
   if ! pgrep -x dockerd >/dev/null 2>&1; then
     need_root "starting dockerd"
     say "starting dockerd (log: $LOG)"
     # No systemd here: a detached daemon in its own session survives this script.
     setsid dockerd >"$LOG" 2>&1 </dev/null &
+    pid=$!
   fi
-  local deadline=$((SECONDS + WAIT_SECONDS))
+  local deadline=$((SECONDS + WAIT_SECONDS)) grace=$((SECONDS + 2))
   until engine_answers; do
     if [ "$SECONDS" -ge "$deadline" ]; then
       echo "--- last lines of $LOG:" >&2
       tail -n 20 "$LOG" >&2 2>/dev/null || true
       die "dockerd did not answer 'docker info' within ${WAIT_SECONDS}s"
     fi
-    if ! pgrep -x dockerd >/dev/null 2>&1; then
+    # Gone: neither the process we started nor any dockerd (after a grace period for exec).
+    if [ "$SECONDS" -ge "$grace" ] && ! { [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; } \
+        && ! pgrep -x dockerd >/dev/null 2>&1; then
       echo "--- last lines of $LOG:" >&2
       tail -n 20 "$LOG" >&2 2>/dev/null || true
       die "dockerd exited"
