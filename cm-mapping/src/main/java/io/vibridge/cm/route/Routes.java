@@ -6,6 +6,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -43,7 +44,10 @@ import java.util.Optional;
 public final class Routes {
 
     private final Map<Discriminator, Route> exact;
-    private final List<Route> prefixesLongestFirst;
+    /** Prefix routes by prefix; prefixes of different lengths never collide as keys. */
+    private final Map<Discriminator, Route> prefixes;
+    /** The distinct prefix lengths, longest first: a lookup tries at most 65 of them. */
+    private final int[] prefixLengthsDesc;
     private final List<Route> all;
     private final RouteParameters direct;
 
@@ -79,9 +83,14 @@ public final class Routes {
                 case DIRECT -> throw new RouteConfigException(key, "direct routes are made by lookup, not configured");
             }
         }
-        prefixes.sort(Comparator.comparingInt((Route r) -> r.discriminator().length()).reversed());
+        Map<Discriminator, Route> prefixMap = new HashMap<>();
+        for (Route p : prefixes) {
+            prefixMap.put(p.discriminator(), p);
+        }
         this.exact = Map.copyOf(exactMap);
-        this.prefixesLongestFirst = List.copyOf(prefixes);
+        this.prefixes = Map.copyOf(prefixMap);
+        this.prefixLengthsDesc = prefixes.stream().mapToInt(r -> r.discriminator().length())
+                .distinct().boxed().sorted(Comparator.reverseOrder()).mapToInt(Integer::intValue).toArray();
         this.all = List.copyOf(routes);
         this.direct = direct;
     }
@@ -140,9 +149,12 @@ public final class Routes {
         if (r != null) {
             return Optional.of(r);
         }
-        for (Route p : prefixesLongestFirst) {
-            if (p.discriminator().isPrefixOf(called)) {
-                return Optional.of(p);
+        for (int length : prefixLengthsDesc) {
+            if (length <= called.length) {
+                Route p = prefixes.get(Discriminator.wrap(Arrays.copyOf(called, length)));
+                if (p != null) {
+                    return Optional.of(p);
+                }
             }
         }
         if (direct != null && called.length <= Discriminator.MAX_LENGTH) {

@@ -36,6 +36,7 @@ class ServiceIdTest {
     @ParameterizedTest(name = "{0} port {1} -> {2}")
     @CsvSource({
         "ipoib, 0,     0x0000000000020000",
+        "ipoib, 1,     0x0000000000020001",
         "ipoib, 65535, 0x000000000002FFFF",
         "tcp,   1,     0x0000000001060001",
         "tcp,   20000, 0x0000000001064E20", // IB-WIRE-REFERENCE §6.1 example
