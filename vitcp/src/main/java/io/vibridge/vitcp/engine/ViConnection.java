@@ -1,0 +1,1255 @@
+package io.vibridge.vitcp.engine;
+
+import io.vibridge.vitcp.wire.ConnectAccept;
+import io.vibridge.vitcp.wire.ConnectNoMatch;
+import io.vibridge.vitcp.wire.ConnectReject;
+import io.vibridge.vitcp.wire.ConnectRequest;
+import io.vibridge.vitcp.wire.ConnectionHeader;
+import io.vibridge.vitcp.wire.ControlSegment;
+import io.vibridge.vitcp.wire.Discriminator;
+import io.vibridge.vitcp.wire.IsCode;
+import io.vibridge.vitcp.wire.ProtocolException;
+import io.vibridge.vitcp.wire.RdmaHeader;
+import io.vibridge.vitcp.wire.ReliabilityLevel;
+import io.vibridge.vitcp.wire.SegmentHeader;
+import io.vibridge.vitcp.wire.SegmentType;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+/**
+ * One VI/TCP connection, free of I/O (sans-I/O): bytes in through {@link #receive}, events out
+ * through a {@link ConnectionPeer}, bytes out through {@link #produce} / {@link #written}. No
+ * sockets, threads, clocks or locks: the caller serialises every call and passes time in.
+ *
+ * <p>State machines: draft section 4 (figures 4.2, 4.3) with VITCP-PROFILE §7. Data path:
+ * VITCP-PROFILE §3, §4, §6, §9.
+ *
+ * <p>Output protocol: while {@link #hasOutput()}, call {@link #produce} (header bytes written to the
+ * given buffer from index 0, payload views appended to the given array), write header then payload
+ * to TCP, then call {@link #written()}. When {@link #closeRequested()} and no output remains, close TCP.
+ */
+public final class ViConnection {
+
+    /** Connection states: draft figures 4.2 (active) and 4.3 (passive). */
+    public enum State {
+        /** Active: Connect Request sent, waiting for Accept/Reject/No Match (draft 4.2 Pending Accept). */
+        ACTIVE_PENDING_ACCEPT,
+        /** Passive: TCP accepted, waiting for the Connect Request (draft 4.3 Incoming). */
+        PASSIVE_INCOMING,
+        /** Passive: request matched, waiting for the consumer's accept or reject (draft 4.3 Pending Accept). */
+        PASSIVE_PENDING_ACCEPT,
+        CONNECTED,
+        /** Broken by an error (VIA 5.4): inbound refused, waiting for TCP close. */
+        ERROR,
+        /** Establishment ended or the consumer disconnected (draft: Disconnected). */
+        DISCONNECTED
+    }
+
+    /** Header buffer size {@link #produce} needs. */
+    public static final int MAX_HEADER = 256;
+    /** Passive "Incoming" timeout (VITCP-PROFILE §7). */
+    public static final long INCOMING_TIMEOUT_NANOS = 10_000_000_000L;
+    public static final long MIN_MTU = ConnectionHeader.MIN_MTU;
+
+    private static final int HDR = SegmentHeader.LENGTH;
+    private static final int RDMA_HDR = HDR + RdmaHeader.LENGTH;
+
+    private final ConnectionPeer peer;
+    private final ConnectSecurity passiveSecurity;
+    private State state;
+    private LocalEndpoint local;
+    private Negotiated negotiated;
+    private ReliabilityLevel level;
+    private boolean rr;
+    private long deadline = Long.MAX_VALUE;
+    private boolean closeRequested;
+    private ConnectRequest request;
+    private ConnectFailure failure;
+    private int failureIsCode;
+
+    // ---- control output
+    private ControlSegment pendingControl;
+
+    // ---- credits (VITCP-PROFILE §6, §9.4)
+    private int rxPosted;
+    private int rxAdvertised;
+    private int peerRxPosted;
+    private int creditsConsumed;
+    private int peerConsumed;
+    private boolean flowControl;
+
+    // ---- outbound
+    private final ArrayDeque<OutboundWork> sendQueue = new ArrayDeque<>(4);
+    private OutboundWork current;
+    private long currentOffset;
+    private final ArrayDeque<OutboundWork> unacked = new ArrayDeque<>(4);
+    private final ArrayDeque<OutboundWork> pendingReads = new ArrayDeque<>(2);
+    private int nextMessage;
+    private int peerReadWindow;
+    private boolean preferResponse;
+    // what the last produce() emitted, settled by written()
+    private static final int K_NONE = 0, K_CONTROL = 1, K_DATA = 2, K_RESPONSE = 3, K_NOP = 4;
+    private int lastKind;
+    private int payloadIndex;
+    private boolean lastEom;
+    private OutboundWork lastWork;
+    private boolean lastWasReport;
+
+    // ---- responder side of RDMA Reads (VITCP-PROFILE §9.5)
+    private int[] respMsg;
+    private long[] respAddr;
+    private int[] respHandle;
+    private long[] respLen;
+    private int respHead;
+    private int respCount;
+    private long respSent;
+
+    // ---- acknowledgement (Reliable Reception)
+    private int ackCompleted;
+    private int ackSent;
+
+    // ---- error report pending (Reliable Reception)
+    private boolean reportPending;
+    private int reportMsg;
+    private int reportType;
+    private int reportIs;
+
+    // ---- inbound parser (streaming: payload is placed as it arrives)
+    private static final int P_HEADER = 0, P_PAYLOAD = 1, P_WHOLE = 2, P_DEAD = 3;
+    private final ByteBuffer hdr = ByteBuffer.allocate(RDMA_HDR);
+    private int phase = P_HEADER;
+    private int hdrNeed = HDR;
+    private ByteBuffer whole;
+    private int segType;
+    private int segFlags;
+    private int payloadLeft;
+    private long segDataOffset;
+    // payload target of the current segment
+    private static final int T_DISCARD = 0, T_RECEIVE = 1, T_WRITE = 2, T_RESPONSE = 3;
+    private int target;
+    private long targetOffset;
+
+    // inbound message in progress (Send / RDMA Write)
+    private boolean inActive;
+    private int inType;
+    private int inMsg;
+    private long inOffset;
+    private boolean inDiscard;
+    private InboundReceive inReceive;
+    private long inAddr;
+    private int inHandle;
+    private long inLen;
+    private int expectedMessage;
+    // inbound Read Response in progress
+    private long respInOffset;
+
+    private ViConnection(ConnectionPeer peer, ConnectSecurity passiveSecurity, State state) {
+        this.peer = peer;
+        this.passiveSecurity = passiveSecurity;
+        this.state = state;
+    }
+
+    /**
+     * Active side, TCP already established (draft 4.2 "TCP connection established - ConnectRequest").
+     *
+     * @param initialRxPosted receives posted before the connection (initial credits, §9.4)
+     * @param timeoutNanos the consumer's connect timeout
+     */
+    public static ViConnection active(ConnectionPeer peer, LocalEndpoint local, Discriminator called,
+            int initialRxPosted, long now, long timeoutNanos) {
+        ViConnection c = new ViConnection(peer, null, State.ACTIVE_PENDING_ACCEPT);
+        c.local = local;
+        c.rxPosted = initialRxPosted;
+        c.rxAdvertised = initialRxPosted;
+        ConnectionHeader h = header(local, local.discriminator(), local.mtu(), called);
+        c.pendingControl = new ConnectRequest(local.initialMessageNumber(), 0, initialRxPosted & 0xFFFF, h);
+        c.deadline = saturatedAdd(now, timeoutNanos);
+        return c;
+    }
+
+    /** Passive side, TCP just accepted (draft 4.3 Incoming); {@code security} is the listener's key or null. */
+    public static ViConnection passive(ConnectionPeer peer, ConnectSecurity security, long now) {
+        ViConnection c = new ViConnection(peer, security, State.PASSIVE_INCOMING);
+        c.deadline = saturatedAdd(now, INCOMING_TIMEOUT_NANOS);
+        return c;
+    }
+
+    private static ConnectionHeader header(LocalEndpoint local, Discriminator calling, long mtu, Discriminator called) {
+        return local.security() == null
+                ? ConnectionHeader.unsigned(local.attributes(), calling, mtu, local.rdmaReadWindow(), called)
+                : ConnectionHeader.toBeSigned(local.attributes(), calling, mtu, local.rdmaReadWindow(), called);
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+    }
+
+    // =====================================================================================
+    // queries
+
+    public State state() {
+        return state;
+    }
+
+    /** Agreed parameters, once connected. */
+    public Negotiated negotiated() {
+        return negotiated;
+    }
+
+    /** Passive: the Connect Request being decided. */
+    public ConnectRequest request() {
+        return request;
+    }
+
+    public ConnectFailure failure() {
+        return failure;
+    }
+
+    public int failureIsCode() {
+        return failureIsCode;
+    }
+
+    /** Close TCP once {@link #hasOutput()} is false. */
+    public boolean closeRequested() {
+        return closeRequested;
+    }
+
+    /** Earliest time {@link #tick} must be called, or {@code Long.MAX_VALUE}. */
+    public long deadline() {
+        return deadline;
+    }
+
+    /** Inbound messages dropped for receiver-detected errors at Unreliable Delivery (VITCP-PROFILE §6). */
+    public long droppedMessages() {
+        return dropped;
+    }
+
+    private long dropped;
+
+    /** Outbound works not yet completed (queued, in progress, awaiting ACK or Read Response). */
+    public int outstandingWork() {
+        return sendQueue.size() + (current != null ? 1 : 0) + unacked.size() + pendingReads.size();
+    }
+
+    // =====================================================================================
+    // consumer events
+
+    /** Passive: accept with this side's parameters. Returns false (and rejects, IS 9) on a reliability mismatch. */
+    public boolean accept(LocalEndpoint endpoint, int initialRxPosted) {
+        requireState(State.PASSIVE_PENDING_ACCEPT);
+        ConnectionHeader req = request.header();
+        if (req.attributes().reliabilityCode() != endpoint.attributes().reliabilityCode()) {
+            reject(IsCode.UNSUPPORTED_VERSION_OR_ATTRIBUTES); // VITCP-PROFILE §5
+            return false;
+        }
+        this.local = endpoint;
+        long mtu = Math.min(endpoint.mtu(), req.mtu());
+        rxPosted = initialRxPosted;
+        rxAdvertised = initialRxPosted;
+        ConnectionHeader h = header(endpoint, req.called(), mtu, req.calling());
+        ReliabilityLevel lvl = endpoint.attributes().reliability();
+        pendingControl = new ConnectAccept(endpoint.initialMessageNumber(),
+                ConnectAccept.messageAckFor(lvl, request.initialMessageNumber()), initialRxPosted & 0xFFFF, h);
+        establish(req, mtu, request.initialMessageNumber(), request.rxDescriptorsPosted());
+        return true;
+    }
+
+    /** Passive: Connect Reject with the IS code (8 when the consumer refuses), then close. */
+    public void reject(int isCode) {
+        if (state != State.PASSIVE_PENDING_ACCEPT && state != State.PASSIVE_INCOMING) {
+            throw new IllegalStateException("reject in state " + state);
+        }
+        pendingControl = new ConnectReject(isCode);
+        endSetup(ConnectFailure.REJECTED, isCode);
+    }
+
+    /** Passive: no VipConnectWait matches the called discriminator: Connect No Match, close (draft 4.3). */
+    public void noMatch() {
+        requireState(State.PASSIVE_PENDING_ACCEPT);
+        pendingControl = new ConnectNoMatch();
+        endSetup(ConnectFailure.NO_MATCH, 0);
+    }
+
+    /** A receive descriptor was posted (VITCP-PROFILE §6: lifetime count). */
+    public void receivePosted() {
+        rxPosted++;
+    }
+
+    /**
+     * Queues outbound work (VIA 6.2). The caller rejects work in states other than Connected (VIA 5:
+     * completed in error) and validates the descriptor locally before posting.
+     */
+    public void post(OutboundWork work) {
+        requireState(State.CONNECTED);
+        sendQueue.addLast(work);
+    }
+
+    /** The consumer disconnects (VIA 4.2): everything outstanding completes flushed, then TCP closes. */
+    public void disconnect() {
+        if (state == State.CONNECTED || state == State.ERROR) {
+            boolean wasConnected = state == State.CONNECTED;
+            state = State.DISCONNECTED;
+            flushInbound();
+            flushOutbound();
+            if (wasConnected) {
+                peer.broken(this, BreakCause.LOCAL_DISCONNECT, 0, 0);
+            }
+        } else if (state != State.DISCONNECTED) {
+            endSetup(ConnectFailure.CLOSED, 0);
+        }
+        pendingControl = null;
+        phase = P_DEAD;
+        closeRequested = true;
+    }
+
+    /** TCP closed or reset (draft 2.2.2.2.2: closing TCP closes the VI). */
+    public void transportClosed() {
+        phase = P_DEAD;
+        closeRequested = true;
+        switch (state) {
+            case CONNECTED -> {
+                state = State.ERROR;
+                flushInbound();
+                flushOutbound();
+                peer.broken(this, BreakCause.TRANSPORT_CLOSED, 0, 0);
+            }
+            case ACTIVE_PENDING_ACCEPT, PASSIVE_INCOMING, PASSIVE_PENDING_ACCEPT -> {
+                pendingControl = null;
+                endSetup(ConnectFailure.CLOSED, 0);
+            }
+            default -> {
+            }
+        }
+        lastKind = K_NONE;
+    }
+
+    /** Timers: call when {@code now >= deadline()}. */
+    public void tick(long now) {
+        if (now < deadline) {
+            return;
+        }
+        deadline = Long.MAX_VALUE;
+        if (state == State.ACTIVE_PENDING_ACCEPT || state == State.PASSIVE_INCOMING) {
+            pendingControl = null;
+            endSetup(ConnectFailure.TIMEOUT, IsCode.TIMEOUT);
+            phase = P_DEAD;
+        }
+    }
+
+    private void requireState(State s) {
+        if (state != s) {
+            throw new IllegalStateException("expected state " + s + " but is " + state);
+        }
+    }
+
+    private void endSetup(ConnectFailure why, int isCode) {
+        State was = state;
+        state = State.DISCONNECTED;
+        deadline = Long.MAX_VALUE;
+        closeRequested = true;
+        failure = why;
+        failureIsCode = isCode;
+        if (was == State.ACTIVE_PENDING_ACCEPT || was == State.PASSIVE_INCOMING
+                || was == State.PASSIVE_PENDING_ACCEPT) {
+            peer.connectFailed(this, why, isCode);
+        }
+    }
+
+    private void establish(ConnectionHeader peerHeader, long mtu, int peerImn, int peerRx) {
+        level = local.attributes().reliability();
+        rr = level == ReliabilityLevel.RELIABLE_RECEPTION;
+        flowControl = local.attributes().flowControl() && peerHeader.attributes().flowControl();
+        peerReadWindow = peerHeader.rdmaReadWindow();
+        int w = Math.max(1, local.rdmaReadWindow());
+        respMsg = new int[w];
+        respAddr = new long[w];
+        respHandle = new int[w];
+        respLen = new long[w];
+        negotiated = new Negotiated(peerHeader, level, mtu, flowControl, local.rdmaReadWindow(), peerReadWindow,
+                local.initialMessageNumber(), peerImn);
+        nextMessage = local.initialMessageNumber();
+        expectedMessage = peerImn;
+        ackCompleted = peerImn - 1; // VITCP-PROFILE §6: before any message, peerIMN - 1
+        ackSent = ackCompleted;
+        peerRxPosted = peerRx;
+        state = State.CONNECTED;
+        deadline = Long.MAX_VALUE;
+        peer.connected(this);
+    }
+
+    // =====================================================================================
+    // output
+
+    /** True when {@link #produce} has a segment to emit. */
+    public boolean hasOutput() {
+        if (pendingControl != null) {
+            return true;
+        }
+        if (state != State.CONNECTED) {
+            return false;
+        }
+        if (reportPending || respCount > 0 || current != null) {
+            return true;
+        }
+        if (nextWorkReady()) {
+            return true;
+        }
+        return nopNeeded();
+    }
+
+    private boolean nopNeeded() {
+        if (rr && ackable() != ackSent) {
+            return true;
+        }
+        if (flowControl && rxPosted != rxAdvertised) {
+            int known = (rxAdvertised - peerConsumed) & 0xFFFF;
+            return known < local.creditThreshold();
+        }
+        return false;
+    }
+
+    private int ackable() {
+        // VITCP-PROFILE §9.3: an inbound RDMA Read counts once its last response segment went to TCP
+        if (respCount > 0 && ackCompleted - respMsg[respHead] >= 0) {
+            return respMsg[respHead] - 1;
+        }
+        return ackCompleted;
+    }
+
+    private boolean nextWorkReady() {
+        OutboundWork w = sendQueue.peekFirst();
+        if (w == null) {
+            return false;
+        }
+        if (w.queueFence() && !pendingReads.isEmpty()) {
+            return false; // VIA 6.3.1.2
+        }
+        int op = w.operation();
+        if (op == OutboundWork.OP_RDMA_READ) {
+            return pendingReads.size() < peerReadWindow; // VITCP-PROFILE §5: never exceed the peer's window
+        }
+        if (flowControl && (op == OutboundWork.OP_SEND || w.hasImmediate())) {
+            int available = (peerRxPosted - creditsConsumed) & 0xFFFF;
+            return available > 0 && available < 0x8000; // VITCP-PROFILE §6
+        }
+        return true;
+    }
+
+    /**
+     * Emits the next segment: header bytes into {@code header} (from index 0; position 0, limit =
+     * header length), payload views into {@code payload}. Returns the number of payload buffers, or -1
+     * when there is nothing to send. Call {@link #written()} once the bytes went to TCP.
+     */
+    public int produce(ByteBuffer header, ByteBuffer[] payload) {
+        return produce(header, payload, 0);
+    }
+
+    /** As {@link #produce(ByteBuffer, ByteBuffer[])}, payload views stored from {@code payload[index]}. */
+    public int produce(ByteBuffer header, ByteBuffer[] payload, int index) {
+        payloadIndex = index;
+        header.clear();
+        lastKind = K_NONE;
+        lastWork = null;
+        lastWasReport = false;
+        if (pendingControl != null) {
+            ControlSegment c = pendingControl;
+            pendingControl = null;
+            int len = c.encode(header, 0);
+            ConnectSecurity sec = local != null ? local.security() : null;
+            if (sec != null && (c instanceof ConnectRequest || c instanceof ConnectAccept)) {
+                sec.sign(header, 0, len);
+            }
+            header.limit(len);
+            lastKind = K_CONTROL;
+            return 0;
+        }
+        if (state != State.CONNECTED) {
+            return -1;
+        }
+        if (reportPending && current == null) {
+            return nop(header, true);
+        }
+        boolean workReady = current != null || nextWorkReady();
+        if (respCount > 0 && (preferResponse || !workReady) && !reportPending) {
+            preferResponse = false;
+            return responseSegment(header, payload);
+        }
+        preferResponse = true;
+        if (workReady) {
+            if (current == null) {
+                startWork();
+            }
+            if (current.operation() == OutboundWork.OP_RDMA_READ) {
+                return readRequest(header);
+            }
+            return dataSegment(header, payload);
+        }
+        if (nopNeeded()) {
+            return nop(header, false);
+        }
+        return -1;
+    }
+
+    private void startWork() {
+        current = sendQueue.pollFirst();
+        currentOffset = 0;
+        current.messageNumber(nextMessage++);
+        if (flowControl && (current.operation() == OutboundWork.OP_SEND || current.hasImmediate())) {
+            creditsConsumed++;
+        }
+    }
+
+    private int ackField() {
+        if (!rr) {
+            return 0; // VITCP-PROFILE §6: 0 at other levels
+        }
+        int a = reportPending ? reportMsg : ackable();
+        ackSent = a;
+        return a;
+    }
+
+    private void advertised() {
+        rxAdvertised = rxPosted;
+    }
+
+    private int nop(ByteBuffer header, boolean report) {
+        // VITCP-PROFILE §9.2: Message Number = last assigned; §9.1: End of Message set
+        int ack = ackField();
+        SegmentHeader.write(header, 0, SegmentType.NOP, SegmentHeader.FLAG_END_OF_MESSAGE, HDR, 0, 0,
+                nextMessage - 1, ack, rxPosted, report ? reportType : 0, report ? reportIs : 0);
+        advertised();
+        header.limit(HDR);
+        lastKind = K_NOP;
+        lastWasReport = report;
+        return 0;
+    }
+
+    private int readRequest(ByteBuffer header) {
+        OutboundWork w = current;
+        SegmentHeader.write(header, 0, SegmentType.RDMA_READ_REQUEST, SegmentHeader.FLAG_END_OF_MESSAGE, RDMA_HDR,
+                0, 0, w.messageNumber(), ackField(), rxPosted, 0, 0);
+        RdmaHeader.write(header, HDR, w.remoteAddress(), w.remoteHandle(), w.length());
+        advertised();
+        header.limit(RDMA_HDR);
+        pendingReads.addLast(w); // before the bytes leave: the response may race written()
+        if (pendingReads.size() == 1) {
+            respInOffset = 0;
+        }
+        current = null;
+        lastKind = K_DATA;
+        lastWork = null;
+        return 0;
+    }
+
+    private int dataSegment(ByteBuffer header, ByteBuffer[] payload) {
+        OutboundWork w = current;
+        long total = w.length();
+        int chunk = (int) Math.min(local.segmentPayload(), total - currentOffset);
+        boolean eom = currentOffset + chunk == total;
+        boolean write = w.operation() == OutboundWork.OP_RDMA_WRITE;
+        int hl = write ? RDMA_HDR : HDR;
+        int flags = eom ? SegmentHeader.FLAG_END_OF_MESSAGE : 0;
+        int imm = 0;
+        if (eom && w.hasImmediate()) {
+            flags |= SegmentHeader.FLAG_IMMEDIATE;
+            imm = w.immediateData();
+        }
+        boolean report = reportPending;
+        SegmentHeader.write(header, 0, write ? SegmentType.RDMA_WRITE : SegmentType.SEND, flags, hl + chunk,
+                currentOffset, imm, w.messageNumber(), ackField(), rxPosted, report ? reportType : 0,
+                report ? reportIs : 0);
+        if (write) {
+            RdmaHeader.write(header, HDR, w.remoteAddress(), w.remoteHandle(), total);
+        }
+        advertised();
+        header.limit(hl);
+        int n = chunk == 0 ? 0 : w.gather(currentOffset, chunk, payload, payloadIndex);
+        currentOffset += chunk;
+        lastKind = K_DATA;
+        lastEom = eom;
+        lastWasReport = report;
+        if (eom) {
+            current = null;
+            if (rr) {
+                unacked.addLast(w); // completes when a Message ACK covers it (VITCP-PROFILE §6)
+            } else {
+                lastWork = w;
+            }
+        }
+        return n;
+    }
+
+    private int responseSegment(ByteBuffer header, ByteBuffer[] payload) {
+        int i = respHead;
+        long total = respLen[i];
+        int chunk = (int) Math.min(local.segmentPayload(), total - respSent);
+        boolean eom = respSent + chunk == total;
+        SegmentHeader.write(header, 0, SegmentType.RDMA_READ_RESPONSE, eom ? SegmentHeader.FLAG_END_OF_MESSAGE : 0,
+                HDR + chunk, respSent, 0, respMsg[i], ackField(), rxPosted, 0, 0);
+        advertised();
+        header.limit(HDR);
+        int n = 0;
+        if (chunk > 0) {
+            payload[payloadIndex] = peer.rdmaSource(respAddr[i] + respSent, respHandle[i], chunk);
+            n = 1;
+        }
+        respSent += chunk;
+        lastKind = K_RESPONSE;
+        lastEom = eom;
+        return n;
+    }
+
+    /** The bytes of the last {@link #produce} were handed to TCP. */
+    public void written() {
+        int kind = lastKind;
+        lastKind = K_NONE;
+        switch (kind) {
+            case K_DATA -> {
+                OutboundWork w = lastWork;
+                lastWork = null;
+                if (w != null) {
+                    // Unreliable / Reliable Delivery: complete once the last byte went to TCP (VITCP-PROFILE §6)
+                    peer.workCompleted(w, Status.DONE | Status.opFor(w.operation()), w.length());
+                }
+                if (lastWasReport) {
+                    reportSent();
+                }
+            }
+            case K_RESPONSE -> {
+                if (lastEom) {
+                    respHead = (respHead + 1) % respMsg.length;
+                    respCount--;
+                    respSent = 0;
+                }
+            }
+            case K_NOP -> {
+                if (lastWasReport) {
+                    reportSent();
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    private void reportSent() {
+        reportPending = false;
+        breakConnection(BreakCause.LOCAL_RECEIVE_ERROR, reportType, reportIs);
+    }
+
+    // =====================================================================================
+    // input
+
+    /** Consumes bytes from TCP (any chunking). Everything in {@code in} is consumed. */
+    public void receive(ByteBuffer in) {
+        while (in.hasRemaining()) {
+            switch (phase) {
+                case P_HEADER -> {
+                    int n = Math.min(in.remaining(), hdrNeed - hdr.position());
+                    int lim = in.limit();
+                    in.limit(in.position() + n);
+                    hdr.put(in);
+                    in.limit(lim);
+                    if (hdr.position() < hdrNeed) {
+                        return;
+                    }
+                    if (hdrNeed == HDR && !basicHeader()) {
+                        continue;
+                    }
+                    if (hdr.position() == hdrNeed && phase == P_HEADER) {
+                        onHeader();
+                    }
+                }
+                case P_PAYLOAD -> {
+                    int n = Math.min(in.remaining(), payloadLeft);
+                    int lim = in.limit();
+                    int pos = in.position();
+                    in.limit(pos + n);
+                    deliver(in);
+                    in.limit(lim);
+                    in.position(pos + n);
+                    payloadLeft -= n;
+                    targetOffset += n;
+                    if (payloadLeft == 0) {
+                        segmentEnd();
+                    }
+                }
+                case P_WHOLE -> {
+                    int n = Math.min(in.remaining(), whole.remaining());
+                    int lim = in.limit();
+                    in.limit(in.position() + n);
+                    whole.put(in);
+                    in.limit(lim);
+                    if (!whole.hasRemaining()) {
+                        ByteBuffer seg = whole;
+                        whole = null;
+                        resetHeader();
+                        onConnectionSegment(seg.flip());
+                    }
+                }
+                default -> {
+                    in.position(in.limit()); // refused (VIA 5.4) or closed
+                    return;
+                }
+            }
+        }
+    }
+
+    private void resetHeader() {
+        hdr.clear();
+        hdrNeed = HDR;
+        phase = P_HEADER;
+    }
+
+    /** First 24 bytes: validates what decides the segment's framing. Returns false if it switched phase. */
+    private boolean basicHeader() {
+        int version = SegmentHeader.version(hdr, 0);
+        int type = SegmentHeader.typeCode(hdr, 0);
+        int len = SegmentHeader.segmentLength(hdr, 0);
+        if (version != SegmentHeader.VERSION) {
+            if (state == State.PASSIVE_INCOMING) {
+                request = null;
+                state = State.PASSIVE_PENDING_ACCEPT;
+                reject(IsCode.UNSUPPORTED_VERSION_OR_ATTRIBUTES); // VITCP-PROFILE §2
+                phase = P_DEAD;
+                return false;
+            }
+            protocolError("version " + version);
+            return false;
+        }
+        if (!SegmentType.isDefined(type)) {
+            protocolError("reserved type " + type);
+            return false;
+        }
+        SegmentType t = SegmentType.of(type, 1);
+        if (len < t.minimumSegmentLength()) {
+            protocolError("segment length " + len + " too short for " + t);
+            return false;
+        }
+        if (t.hasConnectionHeader() || t.isConnectionSetup()) {
+            whole = ByteBuffer.allocate(len);
+            whole.put(hdr.flip());
+            if (!whole.hasRemaining()) {
+                ByteBuffer seg = whole;
+                whole = null;
+                resetHeader();
+                onConnectionSegment(seg.flip());
+            } else {
+                phase = P_WHOLE;
+            }
+            return false;
+        }
+        if (t.hasRdmaHeader()) {
+            hdrNeed = RDMA_HDR;
+        }
+        return true;
+    }
+
+    private void protocolError(String why) {
+        // VITCP-PROFILE §9.8: close without report, at every level
+        phase = P_DEAD;
+        closeRequested = true;
+        switch (state) {
+            case CONNECTED -> {
+                state = State.ERROR;
+                flushInbound();
+                flushOutbound();
+                peer.broken(this, BreakCause.PROTOCOL_ERROR, 0, 0);
+            }
+            case ACTIVE_PENDING_ACCEPT, PASSIVE_INCOMING, PASSIVE_PENDING_ACCEPT -> endSetup(ConnectFailure.PROTOCOL, 0);
+            default -> {
+            }
+        }
+        lastProtocolError = why;
+    }
+
+    private String lastProtocolError;
+
+    /** Why the last protocol error closed the connection (diagnostics). */
+    public String lastProtocolError() {
+        return lastProtocolError;
+    }
+
+    private void onConnectionSegment(ByteBuffer seg) {
+        ControlSegment c;
+        try {
+            c = ControlSegment.decode(seg, 0, seg.limit());
+        } catch (ProtocolException e) {
+            if (state == State.PASSIVE_INCOMING) {
+                state = State.PASSIVE_PENDING_ACCEPT;
+                reject(IsCode.UNSUPPORTED_VERSION_OR_ATTRIBUTES);
+                phase = P_DEAD;
+            } else {
+                protocolError(e.getMessage());
+            }
+            return;
+        }
+        switch (state) {
+            case PASSIVE_INCOMING -> {
+                if (!(c instanceof ConnectRequest cr)) {
+                    protocolError("expected Connect Request, got " + c.type());
+                    return;
+                }
+                onConnectRequest(cr, seg);
+            }
+            case ACTIVE_PENDING_ACCEPT -> {
+                switch (c) {
+                    case ConnectAccept ca -> onConnectAccept(ca, seg);
+                    case ConnectReject rj -> {
+                        phase = P_DEAD;
+                        endSetup(ConnectFailure.REJECTED, rj.isErrorCode());
+                    }
+                    case ConnectNoMatch nm -> {
+                        phase = P_DEAD;
+                        endSetup(ConnectFailure.NO_MATCH, 0);
+                    }
+                    default -> protocolError("unexpected " + c.type());
+                }
+            }
+            // VITCP-PROFILE §9.8: a connection segment on a connected VI is a protocol error
+            default -> protocolError("connection segment " + c.type() + " in state " + state);
+        }
+    }
+
+    private void onConnectRequest(ConnectRequest cr, ByteBuffer seg) {
+        request = cr;
+        state = State.PASSIVE_PENDING_ACCEPT;
+        deadline = Long.MAX_VALUE;
+        phase = P_DEAD; // nothing may follow before our answer
+        ConnectionHeader h = cr.header();
+        if (passiveSecurity != null && (h.securityType() != ConnectionHeader.SECURITY_HMAC_SHA256
+                || !passiveSecurity.verify(seg, 0, seg.limit()))) {
+            reject(IsCode.SECURITY_REJECTED); // VITCP-PROFILE §5
+            return;
+        }
+        if (!h.attributes().conformsToProfile()) {
+            reject(IsCode.UNSUPPORTED_VERSION_OR_ATTRIBUTES); // VITCP-PROFILE §9.9
+            return;
+        }
+        if (h.mtu() < MIN_MTU) {
+            reject(IsCode.MTU_TOO_SMALL); // VITCP-PROFILE §5
+            return;
+        }
+        phase = P_HEADER;
+        peer.connectRequested(this);
+    }
+
+    private void onConnectAccept(ConnectAccept ca, ByteBuffer seg) {
+        ConnectionHeader h = ca.header();
+        ConnectSecurity sec = local.security();
+        if (sec != null && (h.securityType() != ConnectionHeader.SECURITY_HMAC_SHA256 || !sec.verify(seg, 0, seg.limit()))) {
+            phase = P_DEAD;
+            endSetup(ConnectFailure.SECURITY, IsCode.SECURITY_REJECTED);
+            return;
+        }
+        if (!h.attributes().hasValidReliability()
+                || h.attributes().reliabilityCode() != local.attributes().reliabilityCode()
+                || h.mtu() < MIN_MTU || h.mtu() > local.mtu()) {
+            protocolError("Connect Accept does not match the request: " + h);
+            return;
+        }
+        establish(h, h.mtu(), ca.initialMessageNumber(), ca.rxDescriptorsPosted());
+    }
+
+    /** Full 24 (or 40) header bytes of a non-connection segment are in {@code hdr}. */
+    private void onHeader() {
+        if (state != State.CONNECTED) {
+            if (state == State.ERROR || state == State.DISCONNECTED) {
+                phase = P_DEAD;
+                return;
+            }
+            protocolError("data segment before the connection is established");
+            return;
+        }
+        int typeFlags = hdr.get(1) & 0xFF;
+        int type = typeFlags >>> 3;
+        segFlags = typeFlags & 7;
+        int len = SegmentHeader.segmentLength(hdr, 0);
+        segDataOffset = SegmentHeader.dataOffset(hdr, 0);
+        int msg = SegmentHeader.messageNumber(hdr, 0);
+        boolean eom = (segFlags & SegmentHeader.FLAG_END_OF_MESSAGE) != 0;
+        payloadLeft = len - hdrNeed;
+        segType = type;
+        segImmediate = SegmentHeader.immediateData(hdr, 0);
+        // credits and acknowledgement travel in every segment (VITCP-PROFILE §6)
+        peerRxPosted = SegmentHeader.rxDescriptorsPosted(hdr, 0);
+        if (rr && !onAck(SegmentHeader.messageAck(hdr, 0), SegmentHeader.viErrorType(hdr, 0),
+                SegmentHeader.isErrorCode(hdr, 0))) {
+            return;
+        }
+        if ((segFlags & SegmentHeader.FLAG_TRANSMIT_ERROR) != 0) {
+            protocolError("Transmit Error flag");
+            return;
+        }
+        target = T_DISCARD;
+        targetOffset = 0;
+        switch (type) {
+            case 4 -> { // NOP
+                if (payloadLeft != 0) {
+                    protocolError("NOP with payload");
+                    return;
+                }
+                if (inActive) {
+                    protocolError("NOP inside a message"); // VITCP-PROFILE §9.2
+                    return;
+                }
+            }
+            case 0, 9 -> { // Send (unordered treated as ordered, VITCP-PROFILE §9.10)
+                if (!beginMessageSegment(0, msg)) {
+                    return;
+                }
+                onSendSegment(eom);
+            }
+            case 1, 10 -> {
+                if (!beginMessageSegment(1, msg)) {
+                    return;
+                }
+                onWriteSegment(eom);
+            }
+            case 2, 11 -> onReadRequest(msg, eom);
+            case 3 -> onReadResponse(msg, eom);
+            default -> {
+                protocolError("unexpected type " + type);
+                return;
+            }
+        }
+        if (phase == P_DEAD) {
+            return;
+        }
+        resetHeaderKeepTarget();
+        if (payloadLeft == 0) {
+            segmentEnd();
+        } else {
+            phase = P_PAYLOAD;
+        }
+    }
+
+    private void resetHeaderKeepTarget() {
+        hdr.clear();
+        hdrNeed = HDR;
+        phase = P_HEADER;
+    }
+
+    private boolean beginMessageSegment(int kind, int msg) {
+        if (!inActive) {
+            if (segDataOffset != 0 || msg != expectedMessage) {
+                protocolError("message " + msg + " offset " + segDataOffset + ", expected message " + expectedMessage);
+                return false;
+            }
+            expectedMessage++;
+            inActive = true;
+            inType = kind;
+            inMsg = msg;
+            inOffset = 0;
+            inDiscard = false;
+            inReceive = null;
+            inFirst = true;
+            return true;
+        }
+        inFirst = false;
+        if (inType != kind || msg != inMsg || segDataOffset != inOffset) {
+            protocolError("broken segment sequence"); // VITCP-PROFILE §9.8
+            return false;
+        }
+        return true;
+    }
+
+    private void onSendSegment(boolean eom) {
+        long end = inOffset + payloadLeft;
+        if (end > negotiated.mtu()) {
+            protocolError("message larger than the MTU");
+            return;
+        }
+        if (inFirst) {
+            peerConsumed++;
+            inReceive = peer.takeReceive();
+            if (inReceive == null) {
+                receiverError(IsCode.RECEIVE_QUEUE_EMPTY, 2, null, Status.OP_RECEIVE);
+            }
+        }
+        if (!inDiscard && end > inReceive.capacity()) {
+            InboundReceive r = inReceive;
+            inReceive = null;
+            receiverError(IsCode.RECEIVE_DESCRIPTOR_TOO_SMALL, 2, r, Status.OP_RECEIVE);
+        }
+        if (!inDiscard) {
+            target = T_RECEIVE;
+            targetOffset = inOffset;
+        }
+        inOffset = end;
+        pendingEom = eom;
+    }
+
+    private boolean pendingEom;
+
+    private void onWriteSegment(boolean eom) {
+        long addr = RdmaHeader.address(hdr, HDR);
+        int handle = RdmaHeader.handle(hdr, HDR);
+        long len = RdmaHeader.length(hdr, HDR);
+        long end = inOffset + payloadLeft;
+        if (inFirst) {
+            if (len > negotiated.mtu()) {
+                protocolError("RDMA Write larger than the MTU");
+                return;
+            }
+            inAddr = addr;
+            inHandle = handle;
+            inLen = len;
+            int is = peer.checkRemoteAccess(addr, handle, len, true); // VITCP-PROFILE §9.6
+            if (is != 0) {
+                receiverError(is, 1, null, Status.OP_REMOTE_RDMA_WRITE);
+            }
+        } else if (addr != inAddr || handle != inHandle || len != inLen) {
+            protocolError("RDMA header changed within a message");
+            return;
+        }
+        if (end > inLen || eom != (end == inLen)) {
+            protocolError("RDMA Write offset/length/End of Message disagree");
+            return;
+        }
+        if (!inDiscard) {
+            target = T_WRITE;
+            targetOffset = inOffset;
+        }
+        inOffset = end;
+        pendingEom = eom;
+    }
+
+    private void onReadRequest(int msg, boolean eom) {
+        if (inActive) {
+            protocolError("RDMA Read Request inside a message");
+            return;
+        }
+        if (payloadLeft != 0 || !eom || segDataOffset != 0 || msg != expectedMessage) {
+            protocolError("malformed RDMA Read Request");
+            return;
+        }
+        expectedMessage++;
+        long addr = RdmaHeader.address(hdr, HDR);
+        int handle = RdmaHeader.handle(hdr, HDR);
+        long len = RdmaHeader.length(hdr, HDR);
+        if (len > negotiated.mtu()) {
+            protocolError("RDMA Read larger than the MTU");
+            return;
+        }
+        if (respCount >= local.rdmaReadWindow()) {
+            inMsg = msg;
+            receiverError(IsCode.READ_WINDOW_EXCEEDED, 2, null, 0); // VITCP-PROFILE §6: IS 7, type 2
+            return;
+        }
+        int is = peer.checkRemoteAccess(addr, handle, len, false);
+        if (is != 0) {
+            inMsg = msg;
+            receiverError(is, 1, null, 0);
+            return;
+        }
+        int i = (respHead + respCount) % respMsg.length;
+        respMsg[i] = msg;
+        respAddr[i] = addr;
+        respHandle[i] = handle;
+        respLen[i] = len;
+        respCount++;
+        ackCompleted = msg;
+    }
+
+    private void onReadResponse(int msg, boolean eom) {
+        OutboundWork w = pendingReads.peekFirst();
+        if (w == null || msg != w.messageNumber() || segDataOffset != respInOffset) {
+            protocolError("unexpected RDMA Read Response");
+            return;
+        }
+        long end = respInOffset + payloadLeft;
+        if (end > w.length() || eom != (end == w.length())) {
+            protocolError("RDMA Read Response length disagrees with the request");
+            return;
+        }
+        target = T_RESPONSE;
+        targetOffset = respInOffset;
+        respInOffset = end;
+        respEom = eom;
+    }
+
+    private boolean respEom;
+
+    private void deliver(ByteBuffer slice) {
+        switch (target) {
+            case T_RECEIVE -> inReceive.place(targetOffset, slice);
+            case T_WRITE -> peer.rdmaPlace(inAddr + targetOffset, inHandle, slice);
+            case T_RESPONSE -> pendingReads.peekFirst().scatter(targetOffset, slice);
+            default -> {
+            }
+        }
+    }
+
+    /** The current segment's payload has fully arrived. */
+    private void segmentEnd() {
+        phase = phase == P_DEAD ? P_DEAD : P_HEADER;
+        switch (segType) {
+            case 0, 9 -> {
+                if (pendingEom) {
+                    inActive = false;
+                    if (!inDiscard) {
+                        InboundReceive r = inReceive;
+                        inReceive = null;
+                        boolean imm = (segFlags & SegmentHeader.FLAG_IMMEDIATE) != 0;
+                        int immediate = imm ? segImmediate : 0;
+                        peer.receiveCompleted(r, Status.DONE | Status.OP_RECEIVE | (imm ? Status.IMMEDIATE : 0), inOffset,
+                                immediate);
+                        ackCompleted = inMsg;
+                    }
+                }
+            }
+            case 1, 10 -> {
+                if (pendingEom) {
+                    inActive = false;
+                    if (!inDiscard) {
+                        if ((segFlags & SegmentHeader.FLAG_IMMEDIATE) != 0) {
+                            // VIA 10.2: immediate data consumes a receive descriptor
+                            peerConsumed++;
+                            InboundReceive r = peer.takeReceive();
+                            if (r == null) {
+                                receiverError(IsCode.RECEIVE_QUEUE_EMPTY, 2, null, Status.OP_REMOTE_RDMA_WRITE);
+                                return;
+                            }
+                            peer.receiveCompleted(r, Status.DONE | Status.OP_REMOTE_RDMA_WRITE | Status.IMMEDIATE, 0,
+                                    segImmediate);
+                        }
+                        ackCompleted = inMsg;
+                    }
+                }
+            }
+            case 3 -> {
+                if (respEom) {
+                    OutboundWork w = pendingReads.pollFirst();
+                    respInOffset = 0;
+                    peer.workCompleted(w, Status.DONE | Status.OP_RDMA_READ, w.length());
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    private int segImmediate;
+    private boolean inFirst;
+
+    /**
+     * Handles a Message ACK (Reliable Reception). Returns false when the segment reported an error
+     * and the connection broke.
+     */
+    private boolean onAck(int ack, int viErrorType, int isCode) {
+        if (viErrorType == 0) {
+            completeAcked(ack);
+            return true;
+        }
+        // VITCP-PROFILE §6: the Message ACK names the failing message
+        int errorBit = viErrorType == 1 ? Status.RDMA_PROT_ERROR : Status.REMOTE_DESC_ERROR;
+        completeAcked(ack - 1);
+        OutboundWork failed = null;
+        if (!unacked.isEmpty() && unacked.peekFirst().messageNumber() == ack) {
+            failed = unacked.pollFirst();
+        } else {
+            for (OutboundWork r : pendingReads) {
+                if (r.messageNumber() == ack) {
+                    failed = r;
+                    pendingReads.remove(r);
+                    if (viErrorType != 1) {
+                        errorBit = Status.TRANSPORT_ERROR;
+                    }
+                    break;
+                }
+            }
+        }
+        if (failed != null) {
+            peer.workCompleted(failed, Status.DONE | errorBit | Status.opFor(failed.operation()), 0);
+        }
+        state = State.ERROR;
+        phase = P_DEAD;
+        closeRequested = true;
+        flushInbound();
+        flushOutbound();
+        peer.broken(this, BreakCause.REMOTE_ERROR, viErrorType, isCode);
+        return false;
+    }
+
+    private void completeAcked(int ack) {
+        while (!unacked.isEmpty() && ack - unacked.peekFirst().messageNumber() >= 0) {
+            OutboundWork w = unacked.pollFirst();
+            peer.workCompleted(w, Status.DONE | Status.opFor(w.operation()), w.length());
+        }
+    }
+
+    /** A receiver-detected error (VITCP-PROFILE §6), per reliability level. */
+    private void receiverError(int isCode, int viErrorType, InboundReceive consumed, int op) {
+        inDiscard = true;
+        target = T_DISCARD;
+        if (consumed != null) {
+            peer.receiveCompleted(consumed, Status.DONE | Status.LENGTH_ERROR | op, 0, 0);
+        }
+        switch (level) {
+            case UNRELIABLE_DELIVERY -> {
+                dropped++; // dropped; the connection stays up (VIA 2.5.1)
+            }
+            case RELIABLE_DELIVERY -> {
+                phase = P_DEAD;
+                breakConnection(BreakCause.LOCAL_RECEIVE_ERROR, viErrorType, isCode);
+            }
+            case RELIABLE_RECEPTION -> {
+                // report on the next segment, then Error and close
+                reportPending = true;
+                reportMsg = inMsg;
+                reportType = viErrorType;
+                reportIs = isCode;
+                phase = P_DEAD; // inbound refused from now on (VIA 5.4)
+            }
+        }
+    }
+
+    private void breakConnection(BreakCause cause, int viErrorType, int isCode) {
+        if (state != State.CONNECTED) {
+            return;
+        }
+        state = State.ERROR;
+        phase = P_DEAD;
+        closeRequested = true;
+        flushInbound();
+        flushOutbound();
+        peer.broken(this, cause, viErrorType, isCode);
+    }
+
+    private void flushInbound() {
+        if (inReceive != null) {
+            InboundReceive r = inReceive;
+            inReceive = null;
+            peer.receiveCompleted(r, Status.DONE | Status.DESC_FLUSHED_ERROR | Status.PARTIAL_ERROR | Status.OP_RECEIVE,
+                    0, 0);
+        }
+        inActive = false;
+    }
+
+    /** VIA 5.4: outbound work left on the queues completes in error (flushed). */
+    private void flushOutbound() {
+        reportPending = false;
+        ArrayDeque<OutboundWork> all = new ArrayDeque<>();
+        if (lastWork != null) {
+            all.add(lastWork); // produced, but written() did not confirm it
+            lastWork = null;
+        }
+        lastKind = K_NONE;
+        all.addAll(unacked);
+        if (current != null) {
+            all.add(current);
+        }
+        all.addAll(pendingReads);
+        all.addAll(sendQueue);
+        unacked.clear();
+        current = null;
+        pendingReads.clear();
+        sendQueue.clear();
+        respCount = 0;
+        for (OutboundWork w : all) {
+            peer.workCompleted(w, Status.DONE | Status.DESC_FLUSHED_ERROR | Status.opFor(w.operation()), 0);
+        }
+    }
+}

@@ -1,0 +1,366 @@
+package io.vibridge.vitcp.provider;
+
+import io.vibridge.vitcp.engine.BreakCause;
+import io.vibridge.vitcp.engine.ConnectFailure;
+import io.vibridge.vitcp.engine.ConnectionPeer;
+import io.vibridge.vitcp.engine.InboundReceive;
+import io.vibridge.vitcp.engine.OutboundWork;
+import io.vibridge.vitcp.engine.ViConnection;
+import io.vibridge.vitcp.wire.IsCode;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One TCP connection and its {@link ViConnection} engine (threading model: one reader thread per
+ * connection; one writer thread woken for output the reader causes; consumer threads write their own
+ * posts inline when the writer is idle). {@link #lock} serialises every engine call; {@link #writeLock}
+ * serialises socket writes. Readers never write, so two peers streaming at each other cannot deadlock.
+ */
+final class Link implements ConnectionPeer {
+    private static final Logger log = LoggerFactory.getLogger(Link.class);
+
+    final ViNic nic;
+    final SocketChannel channel;
+    final ReentrantLock lock = new ReentrantLock();
+    private final ReentrantLock writeLock = new ReentrantLock();
+    private final AtomicBoolean writePending = new AtomicBoolean();
+    ViConnection engine;
+    volatile Vi vi;
+    private Thread writer;
+    private volatile boolean closed;
+    private ByteBuffer header;
+    private ByteBuffer[] io;
+
+    // establishment outcome (guarded by this)
+    private boolean setupDone;
+    private ConnectFailure setupFailure;
+    private int setupIsCode;
+
+    // passive: where the request was matched
+    ConnectRequestInfo requestInfo;
+    ConnectListener listener;
+
+    Link(ViNic nic, SocketChannel channel) {
+        this.nic = nic;
+        this.channel = channel;
+    }
+
+    InetSocketAddress remoteAddress() {
+        try {
+            return (InetSocketAddress) channel.getRemoteAddress();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    void start() {
+        Thread.Builder b = nic.config().platformThreads() ? Thread.ofPlatform().daemon() : Thread.ofVirtual();
+        writer = b.name("vitcp-writer").unstarted(this::writeLoop);
+        writer.start();
+        b.name("vitcp-reader").start(this::readLoop);
+    }
+
+    // ------------------------------------------------------------------ I/O
+
+    private void readLoop() {
+        ByteBuffer buf = ByteBuffer.allocateDirect(nic.config().readBufferSize());
+        try {
+            while (!closed) {
+                buf.clear();
+                int n = channel.read(buf);
+                if (n < 0) {
+                    break;
+                }
+                buf.flip();
+                boolean out;
+                lock.lock();
+                try {
+                    engine.receive(buf);
+                    out = engine.hasOutput() || engine.closeRequested();
+                } finally {
+                    lock.unlock();
+                }
+                if (out) {
+                    signalWriter();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            if (!closed) {
+                log.debug("connection {} read failed: {}", remoteAddress(), e.toString());
+            }
+            if (e instanceof RuntimeException re && !(e instanceof java.nio.channels.ClosedChannelException)) {
+                log.warn("engine failure on {}", remoteAddress(), re);
+            }
+        }
+        transportClosed();
+    }
+
+    void transportClosed() {
+        // let a write in progress finish first, so that what went to TCP completes as sent
+        boolean writing = false;
+        try {
+            writing = writeLock.tryLock(2, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            lock.lock();
+            try {
+                engine.transportClosed();
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            if (writing) {
+                writeLock.unlock();
+            }
+        }
+        close();
+    }
+
+    void signalWriter() {
+        writePending.set(true);
+        LockSupport.unpark(writer);
+    }
+
+    /** Consumer thread: write its output now unless a writer is busy (then that writer will). */
+    void kick() {
+        if (writeLock.tryLock()) {
+            try {
+                flush();
+            } finally {
+                writeLock.unlock();
+            }
+        } else {
+            signalWriter();
+        }
+    }
+
+    private void writeLoop() {
+        while (!closed) {
+            if (!writePending.getAndSet(false)) {
+                LockSupport.park(this);
+                continue;
+            }
+            writeLock.lock();
+            try {
+                flush();
+            } finally {
+                writeLock.unlock();
+            }
+        }
+    }
+
+    private void flush() {
+        if (header == null) {
+            header = ByteBuffer.allocateDirect(ViConnection.MAX_HEADER);
+            io = new ByteBuffer[nic.maxSegments() + 2];
+        }
+        boolean close = false;
+        try {
+            for (;;) {
+                int n;
+                lock.lock();
+                try {
+                    if (!engine.hasOutput()) {
+                        close = engine.closeRequested();
+                        break;
+                    }
+                    n = engine.produce(header, io, 1);
+                } finally {
+                    lock.unlock();
+                }
+                if (n < 0) {
+                    break;
+                }
+                io[0] = header;
+                writeFully(n + 1);
+                lock.lock();
+                try {
+                    engine.written();
+                } finally {
+                    lock.unlock();
+                }
+                for (int i = 1; i <= n; i++) {
+                    io[i] = null;
+                }
+            }
+        } catch (IOException e) {
+            if (!closed) {
+                log.debug("connection {} write failed: {}", remoteAddress(), e.toString());
+            }
+            transportClosed();
+            return;
+        }
+        if (close) {
+            close();
+        }
+    }
+
+    private void writeFully(int count) throws IOException {
+        if (count == 1) {
+            while (io[0].hasRemaining()) {
+                channel.write(io[0]);
+            }
+            return;
+        }
+        int first = 0;
+        while (first < count) {
+            channel.write(io, first, count - first);
+            while (first < count && !io[first].hasRemaining()) {
+                first++;
+            }
+        }
+    }
+
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+        LockSupport.unpark(writer);
+        nic.linkClosed(this);
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** Passive timer and active timeout: runs engine timers. */
+    void tick(long now) {
+        boolean out;
+        lock.lock();
+        try {
+            engine.tick(now);
+            out = engine.hasOutput() || engine.closeRequested();
+        } finally {
+            lock.unlock();
+        }
+        if (out) {
+            signalWriter();
+        }
+    }
+
+    // ------------------------------------------------------------------ establishment outcome
+
+    synchronized boolean awaitSetup(long deadlineNanos) throws InterruptedException {
+        while (!setupDone) {
+            long left = deadlineNanos - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            wait(Math.max(1, left / 1_000_000), 0);
+        }
+        return true;
+    }
+
+    synchronized ConnectFailure setupFailure() {
+        return setupFailure;
+    }
+
+    synchronized int setupIsCode() {
+        return setupIsCode;
+    }
+
+    private synchronized void setupFinished(ConnectFailure f, int is) {
+        setupDone = true;
+        setupFailure = f;
+        setupIsCode = is;
+        notifyAll();
+    }
+
+    // ------------------------------------------------------------------ ConnectionPeer (under lock)
+
+    @Override
+    public InboundReceive takeReceive() {
+        Vi v = vi;
+        return v == null ? null : v.takeReceive();
+    }
+
+    @Override
+    public int checkRemoteAccess(long address, int handle, long length, boolean write) {
+        // VITCP-PROFILE §9.6 order: handle, bounds, protection tag, enables (VIA 3.2.2)
+        MemoryRegion r = nic.region(handle);
+        if (r == null) {
+            return IsCode.INVALID_MEMORY_HANDLE;
+        }
+        if (!r.contains(address, length)) {
+            return IsCode.ADDRESS_OUT_OF_REGION;
+        }
+        Vi v = vi;
+        ViAttributes va = v.attributes();
+        MemoryAttributes ma = r.attributes();
+        if (ma.ptag() != va.ptag()) {
+            return IsCode.PROTECTION_TAG_MISMATCH;
+        }
+        boolean enabled = write ? ma.enableRdmaWrite() && va.enableRdmaWrite() : ma.enableRdmaRead() && va.enableRdmaRead();
+        return enabled ? 0 : IsCode.ACCESS_NOT_ENABLED;
+    }
+
+    @Override
+    public void rdmaPlace(long address, int handle, ByteBuffer src) {
+        MemoryRegion r = nic.region(handle);
+        r.raw().put((int) (address - r.address()), src, src.position(), src.remaining());
+    }
+
+    @Override
+    public ByteBuffer rdmaSource(long address, int handle, int length) {
+        return nic.region(handle).view(address, length);
+    }
+
+    @Override
+    public void connectRequested(ViConnection connection) {
+        nic.dispatchIncoming(this);
+    }
+
+    @Override
+    public void connected(ViConnection connection) {
+        Vi v = vi;
+        if (v != null) {
+            v.connected(connection.negotiated());
+        }
+        setupFinished(null, 0);
+    }
+
+    @Override
+    public void connectFailed(ViConnection connection, ConnectFailure failure, int isCode) {
+        log.debug("connection {} setup failed: {} IS {}", remoteAddress(), failure, isCode);
+        ConnectListener l = listener;
+        if (l != null) {
+            l.withdraw(this);
+        }
+        setupFinished(failure, isCode);
+    }
+
+    @Override
+    public void workCompleted(OutboundWork work, int status, long length) {
+        Descriptor d = ((Descriptor.Work) work).descriptor();
+        d.owner.completeSend(d, status, length);
+    }
+
+    @Override
+    public void receiveCompleted(InboundReceive receive, int status, long length, int immediate) {
+        Descriptor d = ((Descriptor.Work) receive).descriptor();
+        d.owner.completeRecv(d, status, length, immediate);
+    }
+
+    @Override
+    public void broken(ViConnection connection, BreakCause cause, int viErrorType, int isCode) {
+        Vi v = vi;
+        if (v != null) {
+            v.broken(this, cause, viErrorType, isCode);
+        }
+    }
+}
