@@ -50,7 +50,7 @@ final class RoutesConfig {
                 String key = "routes[" + i + "]";
                 ConfigValue v = list.get(i);
                 if (v.valueType() != ConfigValueType.OBJECT) {
-                    throw new RouteConfigException(key, "must be an object, got " + v.valueType().name().toLowerCase());
+                    throw new RouteConfigException(key, "must be an object, got " + v.valueType().name().toLowerCase(java.util.Locale.ROOT));
                 }
                 builder.add(key, route(((ConfigObject) v).toConfig(), key));
             }

@@ -35,6 +35,45 @@ public final class IpAddressField {
         };
     }
 
+    /**
+     * {@code address} in IP version {@code ipVersion}, so that it can share one IP version field
+     * with another address: an IPv4 address becomes {@code ::ffff:a.b.c.d} for version 6, an IPv4-mapped
+     * IPv6 address becomes IPv4 for version 4.
+     *
+     * @throws IllegalArgumentException if an IPv6 address that is not IPv4-mapped is asked for as
+     *     version 4, or {@code ipVersion} is neither 4 nor 6
+     */
+    public static InetAddress inVersion(InetAddress address, int ipVersion) {
+        int have = ipVersionOf(address);
+        if (have == ipVersion) {
+            return address;
+        }
+        byte[] b = address.getAddress();
+        try {
+            if (ipVersion == 6) {
+                byte[] mapped = new byte[LENGTH];
+                mapped[10] = (byte) 0xFF;
+                mapped[11] = (byte) 0xFF;
+                System.arraycopy(b, 0, mapped, 12, 4);
+                return Inet6Address.getByAddress(null, mapped, -1);
+            }
+            if (ipVersion == 4) {
+                for (int i = 0; i < 10; i++) {
+                    if (b[i] != 0) {
+                        throw new IllegalArgumentException(address + " has no IPv4 form");
+                    }
+                }
+                if (b[10] != (byte) 0xFF || b[11] != (byte) 0xFF) {
+                    throw new IllegalArgumentException(address + " has no IPv4 form");
+                }
+                return InetAddress.getByAddress(new byte[] {b[12], b[13], b[14], b[15]});
+            }
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+        throw new IllegalArgumentException("IP version must be 4 or 6, got " + ipVersion);
+    }
+
     /** Writes {@code address} as a 16-byte field at absolute {@code index} of {@code buf}. */
     public static void write(ByteBuffer buf, int index, InetAddress address) {
         byte[] bytes = address.getAddress();

@@ -1,0 +1,63 @@
+package io.vibridge.cm.route;
+
+import static io.vibridge.cm.testutil.Bytes.b;
+import static io.vibridge.cm.testutil.Bytes.cat;
+import static io.vibridge.cm.testutil.Bytes.zeros;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.vibridge.cm.cma.CmaHeader;
+import io.vibridge.cm.hello.FlowControl;
+import io.vibridge.cm.hello.Hello;
+import io.vibridge.cm.serviceid.ServiceIdScheme;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import org.junit.jupiter.api.Test;
+
+class RouteTargetTest {
+
+    private static final RouteParameters HELLO_FC0 = new RouteParameters(ServiceIdScheme.IWARP, null,
+            CmFormat.HELLO, FlowControl.TRANSPORT, 4096, 32);
+    private static final RouteParameters RDMA_CM = new RouteParameters(ServiceIdScheme.RDMA_CM, null,
+            CmFormat.RDMA_CM, FlowControl.APPLICATION, 4096, 32);
+
+    @Test
+    void helloCarriesRouteParametersAndClient() {
+        RouteTarget t = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 5000, HELLO_FC0);
+        Hello h = t.hello(InetAddress.ofLiteral("10.0.0.1"), 40000);
+        assertThat(h).isEqualTo(Hello.of(32, FlowControl.TRANSPORT, 4096, 4096, 40000,
+                InetAddress.ofLiteral("10.0.0.1"), InetAddress.ofLiteral("10.0.0.2")));
+        assertThat(t.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000)).isEqualTo(h.toBytes());
+    }
+
+    @Test
+    void ipv4ClientOfIpv6TargetIsMapped() {
+        RouteTarget t = new RouteTarget(InetAddress.ofLiteral("fd00::2"), 5000, HELLO_FC0);
+        Hello h = t.hello(InetAddress.ofLiteral("192.168.1.10"), 1);
+        assertThat(h.ipVersion()).isEqualTo(6);
+        assertThat(h.sourceAddress()).isInstanceOf(Inet6Address.class);
+        assertThat(h.sourceAddress().getAddress())
+                .isEqualTo(cat(zeros(10), b(0xFF, 0xFF, 0xC0, 0xA8, 0x01, 0x0A)));
+    }
+
+    @Test
+    void ipv6ClientOfIpv4TargetOnlyWhenMapped() {
+        RouteTarget t = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 5000, HELLO_FC0);
+        assertThatThrownBy(() -> t.hello(InetAddress.ofLiteral("fd00::1"), 1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cannot be named in the IP version of target 10.0.0.2");
+        byte[] mapped = cat(zeros(10), b(0xFF, 0xFF, 10, 0, 0, 1));
+        InetAddress mappedClient = io.vibridge.cm.testutil.Addresses.of(6, mapped);
+        assertThat(t.hello(mappedClient, 1).sourceAddress()).isEqualTo(InetAddress.ofLiteral("10.0.0.1"));
+    }
+
+    @Test
+    void rdmaCmRouteSendsACmaHeader() {
+        RouteTarget t = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 7471, RDMA_CM);
+        byte[] pd = t.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000);
+        assertThat(pd).hasSize(92);
+        assertThat(CmaHeader.fromBytes(pd)).isEqualTo(new CmaHeader(40000,
+                InetAddress.ofLiteral("10.0.0.1"), InetAddress.ofLiteral("10.0.0.2")));
+        assertThat(t.serviceId().value()).isEqualTo(0x0000_0000_0106_1D2FL);
+    }
+}
