@@ -16,12 +16,11 @@ import java.util.zip.CRC32;
  * <p>Receivers do not see the IPv4 ID of a datagram. {@link #verifyIpv4} checks with ID 0 first;
  * with {@code allowAnyIpId} it then asks {@link #verifyAnyIpId} whether some 16-bit ID makes the
  * ICRC valid. The CRC is affine in the message bits, so CRC(ID = x) = CRC(ID = 0) XOR L(x), where L
- * is linear in the 16 ID bits and depends only on the number of bytes after the ID field. The
- * sixteen basis vectors L(1 << i) are obtained by multiplying each bit's CRC register by x^(8t)
- * mod P (t = bytes after the ID), then Gauss-reduced; solving L(x) = CRC(0) XOR trailer is 16 XOR
- * steps. Cost per new packet length: about 30 GF(2) polynomial multiplications (32 shift/xor steps
- * each) plus a 16x32 elimination, cached for the last length seen; per packet thereafter it is a
- * plain CRC plus 16 XORs. Price: the 16 ID bits absorb 16 of the 32 check bits, so a random
+ * is linear in the 16 ID bits and depends only on the number of bytes t after the ID field. The
+ * sixteen basis vectors L(1 << i) are x^(8t) times each bit's CRC register (mod P, from two
+ * 256-entry power tables and a multiply-by-x chain), Gauss-reduced; solving L(x) = CRC(0) XOR
+ * trailer is then 16 XOR steps. Cost: one extra CRC-free solve per rejected packet, plus a basis
+ * rebuild of a few hundred ns when the packet length differs from the previous one (WireBench). Price: the 16 ID bits absorb 16 of the 32 check bits, so a random
  * corruption passes with probability 2^-16 instead of 2^-32 (the IP and UDP checksums of the
  * datagram still apply below us).
  *
@@ -40,13 +39,23 @@ public final class Icrc {
     private static final int UDP_HEADER = 8;
     private static final int ID_OFFSET = 8 + 4; // within the pseudo-header: after the 8 0xFF bytes
 
-    /** x^(2^k) mod P, reflected, for k = 0..31. */
-    private static final int[] X2N = new int[32];
+    /** x^(8k) mod P for k = 0..255, and x^(2048k) mod P for k = 0..255 (reflected). */
+    private static final int[] X8_LO = new int[256];
+    private static final int[] X8_HI = new int[256];
 
     static {
-        X2N[0] = 1 << 30; // x^1
-        for (int k = 1; k < 32; k++) {
-            X2N[k] = multModP(X2N[k - 1], X2N[k - 1]);
+        X8_LO[0] = 1 << 31; // x^0
+        int x8 = 1 << 31;
+        for (int i = 0; i < 8; i++) {
+            x8 = mulX(x8);
+        }
+        for (int k = 1; k < 256; k++) {
+            X8_LO[k] = multModP(X8_LO[k - 1], x8);
+        }
+        int x2048 = multModP(X8_LO[255], x8);
+        X8_HI[0] = 1 << 31;
+        for (int k = 1; k < 256; k++) {
+            X8_HI[k] = multModP(X8_HI[k - 1], x2048);
         }
     }
 
@@ -239,10 +248,15 @@ public final class Icrc {
     }
 
     private void buildBasis(int trailing) {
-        int shift = x2nModP(trailing, 3); // x^(8 * trailing)
+        // Contribution of ID bit 7 (the last bit fed: bytes go high then low, each LSB first):
+        // its CRC register shifted through the trailing bytes. Each earlier bit carries one more
+        // factor x, so the other fifteen follow by one multiply-by-x step each.
+        int c = multModP(x8nModP(trailing), rawCrc2(0, 0x80));
         int count = 0;
-        for (int bit = 0; bit < 16; bit++) {
-            int v = multModP(shift, rawCrc2((1 << bit) >>> 8, (1 << bit) & 0xFF));
+        for (int step = 0; step < 16; step++) {
+            int bit = step < 8 ? 7 - step : 23 - step; // 7..0, then 15..8
+            int v = c;
+            c = mulX(c);
             int ids = 1 << bit;
             for (int i = 0; i < count; i++) {      // reduce against the existing pivots
                 if ((v & basisPivot[i]) != 0) {
@@ -251,7 +265,7 @@ public final class Icrc {
                 }
             }
             if (v == 0) {
-                continue;                           // dependent: never happens for CRC-32, kept safe
+                continue;                           // dependent: impossible for CRC-32, kept safe
             }
             int pivot = Integer.highestOneBit(v);
             for (int i = 0; i < count; i++) {      // keep the basis fully reduced
@@ -299,17 +313,14 @@ public final class Icrc {
         return p;
     }
 
-    /** x^(n * 2^k) mod P. */
-    static int x2nModP(int n, int k) {
-        int p = 1 << 31; // x^0
-        while (n != 0) {
-            if ((n & 1) != 0) {
-                p = multModP(X2N[k & 31], p);
-            }
-            n >>>= 1;
-            k++;
-        }
-        return p;
+    /** b * x mod P in the reflected representation. */
+    static int mulX(int b) {
+        return (b & 1) != 0 ? (b >>> 1) ^ POLY : b >>> 1;
+    }
+
+    /** x^(8n) mod P for 0 <= n < 65536. */
+    static int x8nModP(int n) {
+        return multModP(X8_LO[n & 0xFF], X8_HI[n >>> 8]);
     }
 
     private static void putInt(byte[] s, int p, int v) {

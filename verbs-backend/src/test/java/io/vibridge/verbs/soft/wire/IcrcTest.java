@@ -202,9 +202,16 @@ class IcrcTest {
 
     @Test
     void polynomialArithmetic() {
-        // x^0 * a = a; x^(8n) via x2nModP agrees with shifting a byte through n zero bytes.
-        assertThat(Icrc.multModP(1 << 31, 0x1234_5678)).isEqualTo(0x1234_5678);
-        assertThat(Icrc.x2nModP(0, 3)).isEqualTo(1 << 31);
+        assertThat(Icrc.multModP(1 << 31, 0x1234_5678)).isEqualTo(0x1234_5678); // x^0 * a = a
+        assertThat(Icrc.multModP(0x1234_5678, 0x9ABC_DEF0)).isEqualTo(Icrc.multModP(0x9ABC_DEF0, 0x1234_5678));
+        int p = 1 << 31;
+        for (int n = 0; n <= 1300; n++) {
+            assertThat(Icrc.x8nModP(n)).as("x^(8*%d)", n).isEqualTo(p);
+            for (int k = 0; k < 8; k++) {
+                p = Icrc.mulX(p);
+            }
+        }
+        assertThat(Icrc.x8nModP(65535)).isEqualTo(Icrc.multModP(Icrc.x8nModP(65535 - 1300), Icrc.x8nModP(1300)));
     }
 
     @net.jqwik.api.Provide
