@@ -28,4 +28,13 @@ public final class ProtocolException extends RuntimeException {
     public int offset() {
         return offset;
     }
+
+    /**
+     * The Version byte was not 1. During connection setup the passive side answers this with Connect
+     * Reject IS 9 instead of just closing (VITCP-PROFILE §2, §9.11); the raw type code is still
+     * readable with {@link SegmentHeader#typeCode}.
+     */
+    public boolean isVersionMismatch() {
+        return "Version".equals(field);
+    }
 }

@@ -76,6 +76,12 @@ class SegmentValidationTest {
         assertRejected(s, "Version", 0);
         s[0] = 0;
         assertRejected(s, "Version", 0);
+        assertThatThrownBy(() -> view.wrap(placed(s), PREFIX, 24)).isInstanceOfSatisfying(ProtocolException.class,
+                e -> assertThat(e.isVersionMismatch()).isTrue());
+        s[0] = 1;
+        s[1] = (byte) (13 << 3);
+        assertThatThrownBy(() -> view.wrap(placed(s), PREFIX, 24)).isInstanceOfSatisfying(ProtocolException.class,
+                e -> assertThat(e.isVersionMismatch()).isFalse());
     }
 
     @Test
