@@ -99,8 +99,16 @@ libgcc=/lib/x86_64-linux-gnu/libgcc_s.so.1
 
 # 3. busybox-static: /bin/sh, nc, wget, id, ... (Debian's package, extracted, not installed).
 say "busybox-static from Debian"
-(cd "$work" && apt-get download -qq busybox-static >/dev/null 2>"$work/apt.log") \
-  || { cat "$work/apt.log" >&2; die "apt-get download busybox-static failed (try apt-get update)"; }
+# One `apt-get update` and a retry when the package lists are stale or absent (fresh machine).
+download() {
+  if ! (cd "$work" && apt-get download -qq "$@" >/dev/null 2>"$work/apt.log"); then
+    [ "$(id -u)" -eq 0 ] || { cat "$work/apt.log" >&2; die "apt-get download $* failed"; }
+    apt-get update -qq >/dev/null 2>&1 || die "apt-get update failed"
+    (cd "$work" && apt-get download -qq "$@" >/dev/null 2>"$work/apt.log") \
+      || { cat "$work/apt.log" >&2; die "apt-get download $* failed"; }
+  fi
+}
+download busybox-static
 dpkg-deb -x "$work"/busybox-static_*.deb "$work/bb"
 install -D -m 0755 "$work/bb/bin/busybox" "$root/bin/busybox"
 while IFS= read -r applet; do

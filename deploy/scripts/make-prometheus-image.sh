@@ -122,9 +122,9 @@ self_scraped() {
   docker exec "$cid" wget -q -O - 'http://127.0.0.1:9090/api/v1/query?query=up%7Bjob%3D%22prometheus%22%7D' \
     | grep -q '"value":\[[0-9.]*,"1"\]'
 }
-wait_for 30 "answer on /-/ready" docker exec "$cid" wget -q -O /dev/null http://127.0.0.1:9090/-/ready
-wait_for 30 "healthy status" healthy
-wait_for 30 "self-scrape" self_scraped
+wait_for 60 "answer on /-/ready" docker exec "$cid" wget -q -O /dev/null http://127.0.0.1:9090/-/ready
+wait_for 60 "healthy status" healthy
+wait_for 60 "self-scrape" self_scraped
 user=$(docker exec "$cid" id -u)
 [ "$user" = 65534 ] || die "$TAG runs as uid $user, expected 65534"
 size=$(docker image inspect --format '{{.Size}}' "$TAG")
