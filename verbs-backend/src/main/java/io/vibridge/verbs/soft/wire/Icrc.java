@@ -153,6 +153,9 @@ public final class Icrc {
      */
     public IcrcCheck verifyIpv4(int srcIp, int dstIp, int srcPort, int dstPort, ByteBuffer buf, int off,
                                 int length, boolean allowAnyIpId) {
+        if (length < Bth.LENGTH + LENGTH) {
+            return IcrcCheck.INVALID; // too short to carry a BTH and an ICRC
+        }
         int computed = computeIpv4(srcIp, dstIp, srcPort, dstPort, buf, off, length);
         int received = trailer(buf, off, length);
         if (computed == received) {
@@ -169,12 +172,18 @@ public final class Icrc {
      * result is unique: the 16 ID bits map injectively into the CRC for every packet length.
      */
     public int verifyAnyIpId(int srcIp, int dstIp, int srcPort, int dstPort, ByteBuffer buf, int off, int length) {
+        if (length < Bth.LENGTH + LENGTH) {
+            return -1;
+        }
         int computed = computeIpv4(srcIp, dstIp, srcPort, dstPort, buf, off, length);
         return solveId(length, computed ^ trailer(buf, off, length));
     }
 
     /** Verifies a received IPv6 packet. */
     public IcrcCheck verifyIpv6(Gid src, Gid dst, int srcPort, int dstPort, ByteBuffer buf, int off, int length) {
+        if (length < Bth.LENGTH + LENGTH) {
+            return IcrcCheck.INVALID;
+        }
         int computed = computeIpv6(src, dst, srcPort, dstPort, buf, off, length);
         return computed == trailer(buf, off, length) ? IcrcCheck.VALID : IcrcCheck.INVALID;
     }

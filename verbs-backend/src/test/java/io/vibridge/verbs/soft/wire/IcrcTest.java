@@ -201,6 +201,16 @@ class IcrcTest {
     }
 
     @Test
+    void tooShortPacketsAreInvalidNotExceptions() {
+        ByteBuffer b = ByteBuffer.allocate(64);
+        assertThat(icrc.verifyIpv4(1, 2, 3, 4791, b, 0, 15, true)).isEqualTo(IcrcCheck.INVALID);
+        assertThat(icrc.verifyAnyIpId(1, 2, 3, 4791, b, 0, 0)).isEqualTo(-1);
+        assertThat(icrc.verifyIpv6(Gid.ZERO, Gid.ZERO, 3, 4791, b, 0, 8)).isEqualTo(IcrcCheck.INVALID);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> icrc.computeIpv4(1, 2, 3, 4791, b, 0, 15))
+            .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void polynomialArithmetic() {
         assertThat(Icrc.multModP(1 << 31, 0x1234_5678)).isEqualTo(0x1234_5678); // x^0 * a = a
         assertThat(Icrc.multModP(0x1234_5678, 0x9ABC_DEF0)).isEqualTo(Icrc.multModP(0x9ABC_DEF0, 0x1234_5678));
