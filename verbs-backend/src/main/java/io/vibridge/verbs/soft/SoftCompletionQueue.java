@@ -25,7 +25,8 @@ public final class SoftCompletionQueue implements CompletionQueue {
     private final int[] qpn;
     private final byte[] flags;
     private long head;
-    private long tail;
+    /** Written under the monitor; read without it by {@link #poll}'s empty fast path. */
+    private volatile long tail;
     private long overruns;
     private boolean armed;
     private boolean solicitedOnly;
@@ -78,7 +79,16 @@ public final class SoftCompletionQueue implements CompletionQueue {
     }
 
     @Override
-    public synchronized int poll(WorkCompletion[] out) {
+    public int poll(WorkCompletion[] out) {
+        if (tail == headHint) {
+            return 0;                     // empty: no monitor taken, so idle pollers do not slow producers
+        }
+        return pollLocked(out);
+    }
+
+    private volatile long headHint;
+
+    private synchronized int pollLocked(WorkCompletion[] out) {
         int n = 0;
         while (n < out.length && head < tail) {
             int i = (int) (head++ % capacity);
@@ -92,6 +102,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
             wc.hasImmediate = (flags[i] & 1) != 0;
             wc.solicited = (flags[i] & 2) != 0;
         }
+        headHint = head;
         return n;
     }
 

@@ -142,6 +142,7 @@ final class RcRequester {
         int mtu = qp.mtu;
         ByteBuffer tx = qp.tx;
         boolean sent = false;
+        boolean wasIdle = cursor == head && curPsn == compPsn;
         while (cursor < tail) {
             if (Packets.diff(curPsn, compPsn) >= WINDOW) {
                 break;
@@ -214,6 +215,9 @@ final class RcRequester {
             sent = true;
         }
         if (sent) {
+            if (wasIdle) {
+                deadline = System.nanoTime() + timeoutNanos;   // the timer measures from the first outstanding packet
+            }
             armTimer();
         }
     }
@@ -286,6 +290,7 @@ final class RcRequester {
     }
 
     private void rewind() {
+        deadline = System.nanoTime() + timeoutNanos;
         cursor = head;
         curPsn = compPsn;
         readsInFlight = 0;

@@ -1,0 +1,390 @@
+package io.vibridge.verbs.bench;
+
+import io.vibridge.verbs.Access;
+import io.vibridge.verbs.AcceptParams;
+import io.vibridge.verbs.CmEvent;
+import io.vibridge.verbs.CompletionQueue;
+import io.vibridge.verbs.ConnectParams;
+import io.vibridge.verbs.DeviceConfig;
+import io.vibridge.verbs.DeviceCounters;
+import io.vibridge.verbs.MemoryRegion;
+import io.vibridge.verbs.ProtectionDomain;
+import io.vibridge.verbs.QpInitAttributes;
+import io.vibridge.verbs.QueuePair;
+import io.vibridge.verbs.ReceiveWorkRequest;
+import io.vibridge.verbs.SendWorkRequest;
+import io.vibridge.verbs.Verbs;
+import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.verbs.WcOpcode;
+import io.vibridge.verbs.WcStatus;
+import io.vibridge.verbs.WorkCompletion;
+import io.vibridge.verbs.WrOpcode;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Benchmark between two processes (not a test): 8-byte SEND round trip, 64 KiB SEND and RDMA WRITE
+ * bandwidth, and a raw UDP 4 KiB datagram baseline in the same run. {@code --role orchestrate} (default)
+ * starts the server role in a child JVM itself, so one command runs everything.
+ */
+@Command(name = "verbs-bench", mixinStandardHelpOptions = true,
+        description = "Soft RoCEv2 verbs benchmark: SEND latency, SEND/WRITE bandwidth vs a raw UDP baseline.")
+public final class VerbsBench implements Callable<Integer> {
+    static final long SID = 0x0000000001060000L + 18515;
+    static final int UDP_BASELINE_PORT = 4800;
+
+    @Option(names = "--role", description = "orchestrate | server | client (default: ${DEFAULT-VALUE})")
+    String role = "orchestrate";
+    @Option(names = "--server-ip", description = "server device address (default: ${DEFAULT-VALUE})")
+    String serverIp = "127.0.0.30";
+    @Option(names = "--client-ip", description = "client device address (default: ${DEFAULT-VALUE})")
+    String clientIp = "127.0.0.31";
+    @Option(names = "--provider", description = "verbs provider name (default: automatic)")
+    String provider;
+    @Option(names = "--pingpongs", description = "round trips measured (default: ${DEFAULT-VALUE})")
+    int pingpongs = 20_000;
+    @Option(names = "--messages", description = "64 KiB messages per bandwidth run (default: ${DEFAULT-VALUE})")
+    int messages = 20_000;
+    @Option(names = "--size", description = "bandwidth message size (default: ${DEFAULT-VALUE})")
+    int size = 64 * 1024;
+    @Option(names = "--depth", description = "outstanding work requests (default: ${DEFAULT-VALUE})")
+    int depth = 32;
+    @Option(names = "--mtu", description = "path MTU (default: ${DEFAULT-VALUE})")
+    int mtu = 4096;
+    @Option(names = "--udp-packets", description = "raw UDP baseline datagrams (default: ${DEFAULT-VALUE})")
+    int udpPackets = 300_000;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new VerbsBench()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        return switch (role) {
+            case "server" -> server();
+            case "client" -> client();
+            case "orchestrate" -> orchestrate();
+            default -> {
+                System.err.println("unknown role " + role);
+                yield 2;
+            }
+        };
+    }
+
+    private DeviceConfig config(String ip) {
+        DeviceConfig c = DeviceConfig.of(ip);
+        return provider == null ? c : c.withProvider(provider);
+    }
+
+    private int orchestrate() throws Exception {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process server = new ProcessBuilder(java.toString(), "-Xmx1g", "-cp", System.getProperty("java.class.path"),
+                VerbsBench.class.getName(), "--role", "server", "--server-ip", serverIp, "--client-ip", clientIp,
+                "--size", Integer.toString(size), "--depth", Integer.toString(depth))
+                .redirectErrorStream(true).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+            for (String line; (line = out.readLine()) != null; ) {
+                if (line.equals("READY")) {
+                    break;
+                }
+                System.out.println("[server] " + line);
+            }
+            Thread pump = new Thread(() -> {
+                try {
+                    for (String line; (line = out.readLine()) != null; ) {
+                        System.out.println("[server] " + line);
+                    }
+                } catch (java.io.IOException ignored) {
+                    // server gone
+                }
+            });
+            pump.setDaemon(true);
+            pump.start();
+            int rc = client();
+            server.waitFor(30, TimeUnit.SECONDS);
+            return rc;
+        } finally {
+            server.destroy();
+        }
+    }
+
+    // ---------------------------------------------------------------- server
+
+    private int server() throws Exception {
+        try (VerbsDevice dev = Verbs.open(config(serverIp))) {
+            ProtectionDomain pd = dev.allocateProtectionDomain();
+            CompletionQueue cq = dev.createCompletionQueue(16 * depth);
+            QueuePair qp = pd.createQueuePair(new QpInitAttributes(cq, cq, depth, 4 * depth));
+            MemoryRegion target = pd.registerMemory(ByteBuffer.allocateDirect(depth * size),
+                    EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            MemoryRegion recv = pd.registerMemory(ByteBuffer.allocateDirect(4 * depth * size), EnumSet.of(Access.LOCAL_WRITE));
+            MemoryRegion echo = pd.registerMemory(ByteBuffer.allocateDirect(64), EnumSet.of(Access.LOCAL_WRITE));
+            ReceiveWorkRequest rwr = new ReceiveWorkRequest();
+            for (int i = 0; i < 4 * depth; i++) {
+                qp.postRecv(rwr.set(i, recv, i * size, size));
+            }
+            DatagramChannel udp = DatagramChannel.open(StandardProtocolFamily.INET);
+            udp.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
+            udp.bind(new InetSocketAddress(serverIp, UDP_BASELINE_PORT));
+            Thread udpThread = new Thread(() -> udpReceiver(udp), "udp-baseline");
+            udpThread.setDaemon(true);
+            udpThread.start();
+            BlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
+            try (var l = dev.connectionManager().listen(SID, events::add, null)) {
+                System.out.println("READY");
+                System.out.flush();
+                CmEvent.ConnectRequest req = (CmEvent.ConnectRequest) events.take();
+                byte[] pdata = new byte[12];
+                ByteBuffer.wrap(pdata).putLong(target.address()).putInt(target.rkey());
+                req.id().accept(qp, AcceptParams.defaults(pdata).withRnr(7, 1));
+                WorkCompletion[] wcs = completions(32);
+                SendWorkRequest swr = new SendWorkRequest();
+                int idle = 0;
+                while (true) {
+                    int n = cq.poll(wcs);
+                    if (n == 0) {
+                        if (!events.isEmpty() && events.peek() instanceof CmEvent.Disconnected) {
+                            break;
+                        }
+                        events.poll();
+                        // spin briefly (latency), then back off so the receive thread gets the CPU
+                        if (++idle < 200) {
+                            Thread.onSpinWait();
+                        } else {
+                            java.util.concurrent.locks.LockSupport.parkNanos(idle < 2000 ? 1_000 : 50_000);
+                        }
+                        continue;
+                    }
+                    idle = 0;
+                    for (int i = 0; i < n; i++) {
+                        WorkCompletion wc = wcs[i];
+                        if (wc.status != WcStatus.SUCCESS) {
+                            if (wc.status == WcStatus.WR_FLUSH_ERROR) {
+                                continue;
+                            }
+                            System.out.println("server completion error " + wc);
+                            continue;
+                        }
+                        if (wc.opcode == WcOpcode.RECV) {
+                            if (wc.byteLength == 8) {                 // ping: echo it
+                                swr.set(0, WrOpcode.SEND, echo, 0, 8).signaled(false);
+                                echo.buffer().putLong(0, recv.buffer().getLong((int) wc.wrId * size));
+                                qp.postSend(swr);
+                            }
+                            qp.postRecv(rwr.set(wc.wrId, recv, (int) wc.wrId * size, size));
+                        }
+                    }
+                }
+                System.out.println("server counters " + dev.counters());
+            }
+        }
+        return 0;
+    }
+
+    private static void udpReceiver(DatagramChannel udp) {
+        ByteBuffer b = ByteBuffer.allocateDirect(65536);
+        long count = 0;
+        long first = 0;
+        long last = 0;
+        try {
+            while (true) {
+                b.clear();
+                InetSocketAddress from = (InetSocketAddress) udp.receive(b);
+                if (b.position() == 1) {                        // end marker: report count and duration
+                    ByteBuffer r = ByteBuffer.allocate(16).putLong(count).putLong(last - first).flip();
+                    udp.send(r, from);
+                    count = 0;
+                    continue;
+                }
+                long now = System.nanoTime();
+                if (count == 0) {
+                    first = now;
+                }
+                last = now;
+                count++;
+            }
+        } catch (java.io.IOException e) {
+            // closed
+        }
+    }
+
+    // ---------------------------------------------------------------- client
+
+    private static WorkCompletion[] completions(int n) {
+        WorkCompletion[] wcs = new WorkCompletion[n];
+        for (int i = 0; i < n; i++) {
+            wcs[i] = new WorkCompletion();
+        }
+        return wcs;
+    }
+
+    private int client() throws Exception {
+        try (VerbsDevice dev = Verbs.open(config(clientIp))) {
+            System.out.printf("provider %s, device %s -> %s, MTU %d%n", dev.providerName(), dev.name(), serverIp, mtu);
+            ProtectionDomain pd = dev.allocateProtectionDomain();
+            CompletionQueue cq = dev.createCompletionQueue(8 * depth);
+            QueuePair qp = pd.createQueuePair(new QpInitAttributes(cq, cq, depth, 2 * depth));
+            MemoryRegion local = pd.registerMemory(ByteBuffer.allocateDirect(depth * size), EnumSet.of(Access.LOCAL_WRITE));
+            BlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
+            ConnectParams p = ConnectParams.defaults(InetAddress.getByName(serverIp), SID, null).withPathMtu(mtu)
+                    .withTimeouts(14, 16, 15);
+            var id = dev.connectionManager().connect(p, qp, events::add, null);
+            CmEvent e = events.poll(30, TimeUnit.SECONDS);
+            if (!(e instanceof CmEvent.Established est)) {
+                System.err.println("connect failed: " + e);
+                return 1;
+            }
+            ByteBuffer pdata = ByteBuffer.wrap(est.privateData());
+            long raddr = pdata.getLong();
+            int rkey = pdata.getInt();
+            ReceiveWorkRequest rwr = new ReceiveWorkRequest();
+            for (int i = 0; i < 2 * depth; i++) {
+                qp.postRecv(rwr.set(1000 + i, local, 0, 64));
+            }
+            WorkCompletion[] wcs = completions(64);
+
+            // 1. 8-byte SEND round trips
+            SendWorkRequest swr = new SendWorkRequest();
+            long[] rtt = new long[pingpongs];
+            int warm = Math.min(2000, pingpongs);
+            for (int i = -warm; i < pingpongs; i++) {
+                local.buffer().putLong(0, i);
+                long t0 = System.nanoTime();
+                qp.postSend(swr.set(i, WrOpcode.SEND, local, 0, 8).signaled(false));
+                boolean got = false;
+                while (!got) {
+                    int n = cq.poll(wcs);
+                    for (int k = 0; k < n; k++) {
+                        if (wcs[k].opcode == WcOpcode.RECV) {
+                            got = true;
+                            qp.postRecv(rwr.set(wcs[k].wrId, local, 0, 64));
+                        } else if (wcs[k].status != WcStatus.SUCCESS) {
+                            throw new IllegalStateException("ping failed " + wcs[k]);
+                        }
+                    }
+                    if (n == 0) {
+                        Thread.yield();
+                    }
+                }
+                if (i >= 0) {
+                    rtt[i] = System.nanoTime() - t0;
+                }
+            }
+            Arrays.sort(rtt);
+            System.out.printf("SEND 8 B round trip: p50 %.1f us, p99 %.1f us (%d round trips)%n",
+                    rtt[rtt.length / 2] / 1e3, rtt[(int) (rtt.length * 0.99)] / 1e3, rtt.length);
+
+            // 2. and 3. bandwidth
+            Thread rx = findThread("soft-rx-" + clientIp);
+            double sendRate = stream(qp, cq, local, swr, wcs, WrOpcode.SEND, 0, 0, "SEND", dev, rx);
+            double writeRate = stream(qp, cq, local, swr, wcs, WrOpcode.RDMA_WRITE, raddr, rkey, "RDMA WRITE", dev, rx);
+
+            // 4. raw UDP baseline
+            double udpRate = udpBaseline();
+            System.out.printf("raw UDP 4 KiB datagrams: %.0f packets/s received (%.1f MB/s)%n", udpRate, udpRate * 4096 / 1e6);
+            System.out.printf("ratio to baseline packet rate: SEND %.2f, RDMA WRITE %.2f%n", sendRate / udpRate,
+                    writeRate / udpRate);
+            System.out.println("client counters " + dev.counters());
+            id.disconnect();
+            events.poll(10, TimeUnit.SECONDS);
+        }
+        return 0;
+    }
+
+    /** Streams {@code messages} messages with {@code depth} outstanding; returns data packets per second. */
+    private double stream(QueuePair qp, CompletionQueue cq, MemoryRegion local, SendWorkRequest swr,
+                          WorkCompletion[] wcs, WrOpcode op, long raddr, int rkey, String name, VerbsDevice dev,
+                          Thread rx) {
+        DeviceCounters before = dev.counters();
+        com.sun.management.ThreadMXBean tmx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long allocSelf = tmx.getCurrentThreadAllocatedBytes();
+        long allocRx = rx == null ? 0 : tmx.getThreadAllocatedBytes(rx.threadId());
+        long t0 = System.nanoTime();
+        int posted = 0;
+        int done = 0;
+        while (done < messages) {
+            while (posted < messages && posted - done < depth) {
+                swr.set(posted, op, local, (posted % depth) * size, size).remote(raddr + (long) (posted % depth) * size, rkey)
+                        .signaled(true);
+                qp.postSend(swr);
+                posted++;
+            }
+            int n = cq.poll(wcs);
+            for (int k = 0; k < n; k++) {
+                if (wcs[k].status != WcStatus.SUCCESS) {
+                    throw new IllegalStateException(name + " failed: " + wcs[k]);
+                }
+                if (wcs[k].opcode != WcOpcode.RECV) {
+                    done++;
+                }
+            }
+            if (n == 0) {
+                Thread.yield();
+            }
+        }
+        long ns = System.nanoTime() - t0;
+        long allocSelfAfter = tmx.getCurrentThreadAllocatedBytes() - allocSelf;
+        long allocRxAfter = rx == null ? 0 : tmx.getThreadAllocatedBytes(rx.threadId()) - allocRx;
+        DeviceCounters after = dev.counters();
+        long pkts = (long) messages * ((size + mtu - 1) / mtu);
+        double mbps = (double) messages * size / ns * 1e3;
+        double pps = pkts / (ns / 1e9);
+        System.out.printf("%s %d B x %d: %.1f MB/s, %.0f data packets/s, %d retransmissions; "
+                        + "allocated %.1f B/message on the posting thread, %.1f B/message on the receive thread%n",
+                name, size, messages, mbps, pps, after.retransmissions() - before.retransmissions(),
+                (double) allocSelfAfter / messages, (double) allocRxAfter / messages);
+        return pps;
+    }
+
+    private Thread findThread(String prefix) {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith(prefix)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    private double udpBaseline() throws Exception {
+        try (DatagramChannel ch = DatagramChannel.open(StandardProtocolFamily.INET)) {
+            ch.setOption(StandardSocketOptions.SO_SNDBUF, 4 << 20);
+            ch.bind(new InetSocketAddress(clientIp, 0));
+            InetSocketAddress to = new InetSocketAddress(serverIp, UDP_BASELINE_PORT);
+            ByteBuffer b = ByteBuffer.allocateDirect(4096);
+            for (int i = 0; i < udpPackets; i++) {
+                b.clear();
+                ch.send(b, to);
+            }
+            Thread.sleep(200);
+            ByteBuffer end = ByteBuffer.allocate(1);
+            ch.send(end, to);
+            ByteBuffer r = ByteBuffer.allocate(16);
+            ch.configureBlocking(true);
+            ch.receive(r);
+            r.flip();
+            long count = r.getLong();
+            long ns = r.getLong();
+            System.out.printf("raw UDP: %d of %d datagrams received%n", count, udpPackets);
+            return count / (ns / 1e9);
+        }
+    }
+}
