@@ -32,6 +32,19 @@ public final class DisniProvider implements VerbsProvider {
         if (loadError != null) {
             return loadError;
         }
+        String libName = System.mapLibraryName("disni");
+        boolean found = false;
+        for (String dir : System.getProperty("java.library.path", "").split(java.io.File.pathSeparator)) {
+            if (!dir.isEmpty() && new java.io.File(dir, libName).isFile()) {
+                found = true;
+                break;
+            }
+        }
+        if (!found) {   // do not even try: no restricted-method warning on machines without DiSNI
+            loadError = "libdisni not present (" + libName + " not on java.library.path="
+                    + System.getProperty("java.library.path") + ")";
+            return loadError;
+        }
         try {
             System.loadLibrary("disni");
             loaded = true;

@@ -110,6 +110,16 @@ class SoftRcTest {
     }
 
     @Test
+    void zeroLengthRdmaNeedsNoValidRkey() throws Exception {
+        c.a.post(new SendWorkRequest().set(1, WrOpcode.RDMA_WRITE, null, 0, 0).remote(0, 0xBAD));
+        c.a.post(new SendWorkRequest().set(2, WrOpcode.RDMA_READ, null, 0, 0).remote(0, 0xBAD));
+        assertThat(c.a.next().status).isEqualTo(WcStatus.SUCCESS);
+        WorkCompletion r = c.a.next();
+        assertThat(r.status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(r.opcode).isEqualTo(WcOpcode.RDMA_READ);
+    }
+
+    @Test
     void unsignaledWorkRequestsCompleteSilently() throws Exception {
         for (int i = 0; i < 5; i++) {
             c.a.post(new SendWorkRequest().set(i, WrOpcode.RDMA_WRITE, c.a.mr, 0, 64)

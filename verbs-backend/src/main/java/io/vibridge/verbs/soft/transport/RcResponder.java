@@ -18,6 +18,7 @@ import java.nio.ByteBuffer;
  */
 final class RcResponder {
     private static final int NONE = 0, IN_SEND = 1, IN_WRITE = 2;
+    private static final Object NO_TARGET = new Object();
 
     static final class Rwqe {
         long wrId;
@@ -220,7 +221,9 @@ final class RcResponder {
             Object t = qp.pd.lookupKey(rkey);
             mr = null;
             h = null;
-            if (t instanceof SoftMemoryRegion m && m.pd() == qp.pd && m.remoteWrite() && m.contains(va, dmaLen & 0xFFFFFFFFL)) {
+            if (dmaLen == 0) {
+                // IBA C9-88 (rxe check_rkey): a zero-length RDMA operation needs no valid R_Key
+            } else if (t instanceof SoftMemoryRegion m && m.pd() == qp.pd && m.remoteWrite() && m.contains(va, dmaLen & 0xFFFFFFFFL)) {
                 mr = m;
             } else if (t instanceof SoftRemoteAccessRegion x && x.pd() == qp.pd && x.remoteWrite()
                     && x.contains(va, dmaLen & 0xFFFFFFFFL)) {
@@ -284,7 +287,7 @@ final class RcResponder {
             nakError(1, psn);
             return;
         }
-        Object target = validRead(va, rkey, len);
+        Object target = len == 0 ? NO_TARGET : validRead(va, rkey, len);   // IBA C9-88: no R_Key check for 0 bytes
         if (target == null) {
             nakError(2, psn);
             return;
@@ -320,7 +323,9 @@ final class RcResponder {
     }
 
     private void execute(Object target, int psn, long va, int len) {
-        if (target instanceof SoftMemoryRegion m) {
+        if (target == NO_TARGET) {
+            sendReadResponses(psn, null, 0, 0);
+        } else if (target instanceof SoftMemoryRegion m) {
             sendReadResponses(psn, m.buffer(), (int) (va - m.address()), len);
         } else {
             SoftRemoteAccessRegion x = (SoftRemoteAccessRegion) target;
@@ -363,7 +368,7 @@ final class RcResponder {
             for (ReadEntry e : reads) {
                 if (e.valid && Packets.diff(psn, e.firstPsn) >= 0 && Packets.diff(psn, e.lastPsn) <= 0
                         && e.rkey == rkey && va >= e.va && va + len <= e.va + e.len) {
-                    Object target = validRead(va, rkey, (int) len);
+                    Object target = len == 0 ? NO_TARGET : validRead(va, rkey, (int) len);
                     if (target == null) {
                         nakError(2, psn);
                     } else {
