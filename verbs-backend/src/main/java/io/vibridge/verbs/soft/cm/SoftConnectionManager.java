@@ -38,6 +38,7 @@ public final class SoftConnectionManager implements ConnectionManager {
     static final int PACKET_LIFETIME = 10;
     /** Local CA ACK delay we announce in REP (rxe value, §4.10). */
     static final int TARGET_ACK_DELAY = 15;
+    static final int REJ_INVALID_PRIMARY_GID = 12;
 
     enum State { IDLE, REQ_SENT, REQ_RCVD, REP_SENT, ESTABLISHED, DREQ_SENT, DREQ_RCVD, TIMEWAIT }
 
@@ -192,6 +193,11 @@ public final class SoftConnectionManager implements ConnectionManager {
             send(new CmWire.Rej(0, r.localCommId(), 0, CmEvent.REJ_INVALID_SERVICE_ID, new byte[0]), tid, src);
             return;
         }
+        if (!java.util.Arrays.equals(r.remoteGid(), device.gid())) {
+            // §5.9: over RoCE the REQ's primary remote GID must be ours
+            send(new CmWire.Rej(0, r.localCommId(), 0, REJ_INVALID_PRIMARY_GID, new byte[0]), tid, src);
+            return;
+        }
         Id id = new Id(false, src, r.serviceId(), l.handler, l.executor);
         id.remoteCommId = r.localCommId();
         id.req = r;
@@ -289,6 +295,9 @@ public final class SoftConnectionManager implements ConnectionManager {
 
     private void onDreq(CmWire.Dreq r, long tid, InetAddress src) {
         Id id = find(r.remoteCommId(), src);
+        if (id != null && id.qp != null && r.remoteQpn() != id.qp.qpNum()) {
+            return;                                             // §5.10: Linux ignores a DREQ for another QPN
+        }
         if (id == null || id.remoteCommId != r.localCommId()) {
             // unknown connection: still answer (§5.9)
             send(new CmWire.Drep(r.remoteCommId(), r.localCommId(), new byte[0]), tid, src);

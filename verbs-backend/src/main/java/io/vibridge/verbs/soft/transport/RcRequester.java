@@ -307,6 +307,10 @@ final class RcRequester {
 
     void onResponse(int op, ByteBuffer pkt, int hl, int plen) {
         int psn = Packets.psn(pkt);
+        if (!sentAny || Packets.diff(psn, highestSent) > 0) {
+            qp.counters.malformedDrops.increment();   // answers a PSN we never sent: hostile or stale peer
+            return;
+        }
         if (op == Packets.ACKNOWLEDGE) {
             int syn = pkt.get(12) & 0xFF;
             switch (syn >> 5 & 3) {

@@ -283,7 +283,7 @@ final class RcResponder {
         long va = pkt.getLong(12);
         int rkey = pkt.getInt(20);
         int len = pkt.getInt(24);
-        if (reads.length == 0) {                            // §4.3 step 4: no responder resources
+        if (reads.length == 0 || len < 0) {                // §4.3 step 4: no responder resources; >= 2 GiB
             nakError(1, psn);
             return;
         }
