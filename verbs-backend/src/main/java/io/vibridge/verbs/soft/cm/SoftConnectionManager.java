@@ -564,7 +564,7 @@ public final class SoftConnectionManager implements ConnectionManager {
                         cancelTimer();
                         qp.toError();
                         state = State.DREQ_SENT;
-                        dreqTid = (long) tidHigh << 32 | random.nextInt() & 0xFFFFFFFFL;
+                        dreqTid = (long) tidHigh << 32 | localCommId & 0xFFFFFFFFL;   // §5.9 TID convention
                         retriesLeft = params != null ? params.maxCmRetries() : req.maxCmRetries();
                         send(dreqMsg(), dreqTid, remote);
                         armRetry();

@@ -40,6 +40,45 @@ class CmWireInteropTest {
                 gid(18), gid(17), 17, pd);
     }
 
+    /** IB-WIRE-REFERENCE §5.6: the worked REQ's MAD (datagram bytes 0x30..0x12F), as printed. */
+    @Test
+    void workedReqOfTheReferenceIsReproducedByteForByte() {
+        String[] rows = {
+            "01 07 02 03 00 00 00 00 00 00 00 01 01 23 45 67",
+            "00 10 00 00 00 00 00 00 01 23 45 67 00 00 00 00",
+            "00 00 00 00 01 06 4e 20 50 54 00 ff fe 00 00 aa",
+            "00 00 00 00 00 00 00 00 00 00 11 04 00 00 00 04",
+            "00 00 00 a0 ab cd ef a7 ff ff 37 f0 ff ff ff ff",
+            "00 00 00 00 00 00 00 00 00 00 ff ff c0 a8 01 0a",
+            "00 00 00 00 00 00 00 00 00 00 ff ff c0 a8 01 14",
+            "00 00 00 00 00 40 00 98 00 00 00 00 00 00 00 00"};
+        byte[] expected = new byte[256];
+        for (int r = 0; r < rows.length; r++) {
+            String[] hex = rows[r].split(" ");
+            for (int i = 0; i < 16; i++) {
+                expected[r * 16 + i] = (byte) Integer.parseInt(hex[i], 16);
+            }
+        }
+        byte[] cma = new byte[92];
+        byte[] head = {0x00, 0x40, (byte) 0x9c, 0x40};
+        System.arraycopy(head, 0, cma, 0, 4);
+        byte[] src = {(byte) 0xc0, (byte) 0xa8, 1, 0x0a};
+        byte[] dst = {(byte) 0xc0, (byte) 0xa8, 1, 0x14};
+        System.arraycopy(src, 0, cma, 16, 4);
+        System.arraycopy(dst, 0, cma, 32, 4);
+        System.arraycopy(cma, 0, expected, 24 + 140, 92);
+        byte[] lg = new byte[16];
+        byte[] rg = new byte[16];
+        lg[10] = rg[10] = (byte) 0xFF;
+        lg[11] = rg[11] = (byte) 0xFF;
+        System.arraycopy(src, 0, lg, 12, 4);
+        System.arraycopy(dst, 0, rg, 12, 4);
+        ByteBuffer mad = ByteBuffer.allocate(256);
+        CmWire.encode(new CmWire.Req(0x01234567, 0x0000000001064E20L, 0x5054_00FF_FE00_00AAL, 0x11, 4, 4, 20,
+                0xABCDEF, 20, 7, 3, 7, 15, lg, rg, 19, cma), 0x0000000101234567L, mad, 0);
+        assertThat(mad.array()).isEqualTo(expected);
+    }
+
     @Test
     void reqRepRejDecodeWithTheReferenceCodec() {
         ByteBuffer mad = ByteBuffer.allocate(256);
