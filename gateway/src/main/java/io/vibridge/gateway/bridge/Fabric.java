@@ -1,0 +1,99 @@
+package io.vibridge.gateway.bridge;
+
+import io.vibridge.cm.route.Discriminator;
+import io.vibridge.gateway.bridge.staging.StagingPool;
+import io.vibridge.gateway.config.GatewayConfig;
+import io.vibridge.gateway.metrics.GatewayMetrics;
+import io.vibridge.verbs.ProtectionDomain;
+import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.vitcp.security.ConnectSigner;
+import java.net.InetAddress;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What all bridges of one gateway share: the configuration, the verbs device and its protection
+ * domain, the staging pool, the HMAC signers, metrics and the thread-safe budget counters
+ * (connections in total and per client address). Bridges register here for the admin listing.
+ */
+public final class Fabric {
+    final GatewayConfig config;
+    final VerbsDevice device;
+    final ProtectionDomain pd;
+    final StagingPool pool;
+    final GatewayMetrics metrics;
+    final ConnectSigner globalSigner;
+    final Map<Discriminator, ConnectSigner> routeSigners;
+    private final AtomicLong ids = new AtomicLong();
+    private final AtomicInteger bridged = new AtomicInteger();
+    private final ConcurrentHashMap<InetAddress, AtomicInteger> perClient = new ConcurrentHashMap<>();
+    final Set<Bridge> bridges = ConcurrentHashMap.newKeySet();
+
+    public Fabric(GatewayConfig config, VerbsDevice device, ProtectionDomain pd, StagingPool pool,
+            GatewayMetrics metrics) {
+        this.config = config;
+        this.device = device;
+        this.pd = pd;
+        this.pool = pool;
+        this.metrics = metrics;
+        GatewayConfig.Security s = config.security();
+        globalSigner = s.key() == null ? null : new ConnectSigner(s.key(), InstantSource.system());
+        Map<Discriminator, ConnectSigner> m = new HashMap<>();
+        s.routeKeys().forEach((d, k) -> m.put(d, new ConnectSigner(k, InstantSource.system())));
+        routeSigners = Map.copyOf(m);
+    }
+
+    public GatewayConfig config() {
+        return config;
+    }
+
+    public StagingPool pool() {
+        return pool;
+    }
+
+    public GatewayMetrics metrics() {
+        return metrics;
+    }
+
+    /** Bridges currently alive (admin listing, shutdown). */
+    public Set<Bridge> bridges() {
+        return bridges;
+    }
+
+    long nextId() {
+        return ids.incrementAndGet();
+    }
+
+    /** Takes a connection budget for {@code client}: 0 when admitted, else why not (the caller answers IS 14). */
+    String admit(InetAddress client) {
+        if (bridged.incrementAndGet() > config.limits().maxConnections()) {
+            bridged.decrementAndGet();
+            return "gateway connection limit " + config.limits().maxConnections();
+        }
+        AtomicInteger n = perClient.computeIfAbsent(client, k -> new AtomicInteger());
+        if (n.incrementAndGet() > config.limits().maxConnectionsPerClient()) {
+            n.decrementAndGet();
+            bridged.decrementAndGet();
+            return "per-client connection limit " + config.limits().maxConnectionsPerClient();
+        }
+        return null;
+    }
+
+    void release(InetAddress client) {
+        bridged.decrementAndGet();
+        AtomicInteger n = perClient.get(client);
+        if (n != null && n.decrementAndGet() <= 0) {
+            perClient.remove(client, n);
+        }
+    }
+
+    /** Bridged connections counted against the limits. */
+    public int bridgedConnections() {
+        return bridged.get();
+    }
+}

@@ -1,0 +1,330 @@
+package io.vibridge.gateway.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValue;
+import io.vibridge.cm.route.Discriminator;
+import io.vibridge.cm.route.Route;
+import io.vibridge.cm.route.RouteConfigException;
+import io.vibridge.cm.route.Routes;
+import io.vibridge.cm.hello.FlowControlHeader;
+import io.vibridge.vitcp.engine.LocalEndpoint;
+import io.vibridge.vitcp.security.ConnectSigner;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The gateway's validated configuration: everything under {@code vibridge.gateway} (reference.conf
+ * documents each key). {@link #from(Config)} reads and checks every value; a bad one is a
+ * {@link ConfigError} naming its key.
+ */
+public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, Limits limits, Security security,
+        Infiniband infiniband, Routes routes, Duration shutdownGrace) {
+
+    public static final String ROOT = "vibridge.gateway";
+
+    /** VI/TCP listener. */
+    public record Listen(String host, int port) {
+    }
+
+    /** Admin HTTP endpoint. */
+    public record Admin(String host, int port) {
+    }
+
+    /** VI side: MTU cap, outbound segment payload, RDMA Read window announced, Incoming timeout. */
+    public record Vi(int maxMtu, int segmentSize, int rdmaReadWindow, Duration incomingTimeout, int creditThreshold) {
+    }
+
+    /** Staging buffers: one registered region of {@code slots} slots of {@code slotSize} bytes. */
+    public record Staging(int slotSize, int slots) {
+        /** VI payload a slot holds (room for the 16-byte FlowC 0 header is kept). */
+        public int payloadSize() {
+            return slotSize - FlowControlHeader.LENGTH;
+        }
+    }
+
+    /** Connection limits and per-connection buffering. */
+    public record Limits(int maxConnections, int maxConnectionsPerClient, double connectRate, int connectBurst,
+            long bufferPerConnection) {
+    }
+
+    /** Shared HMAC keys (VITCP-PROFILE §5): a global one and per-route ones (by route match). */
+    public record Security(byte[] key, Map<Discriminator, byte[]> routeKeys) {
+        public boolean enabled() {
+            return key != null || !routeKeys.isEmpty();
+        }
+    }
+
+    /** The InfiniBand side: device and RC/CM parameters. */
+    public record Infiniband(String provider, InetAddress address, int udpPort, int pathMtu, int retryCount,
+            int rnrRetry, int localAckTimeout, int cmResponseTimeout, int maxCmRetries, int initiatorDepth,
+            int responderResources, String faults) {
+    }
+
+    /** Slots a connection reserves (buffer-per-connection / slot-size). */
+    public int slotsPerConnection() {
+        return (int) Math.min(Integer.MAX_VALUE, limits.bufferPerConnection() / staging.slotSize());
+    }
+
+    /** {@code ConfigFactory.load()}: reference.conf, application.conf, -D system properties, env substitutions. */
+    public static GatewayConfig load() {
+        ConfigFactory.invalidateCaches();
+        return from(ConfigFactory.load());
+    }
+
+    /** Loads with {@code file} as the application configuration (over reference.conf, under -D). */
+    public static GatewayConfig load(java.io.File file) {
+        ConfigFactory.invalidateCaches();
+        if (!file.isFile()) {
+            throw new ConfigError("(file)", "configuration file not found: " + file);
+        }
+        Config app = ConfigFactory.parseFile(file);
+        return from(ConfigFactory.defaultOverrides().withFallback(app).withFallback(ConfigFactory.defaultReference())
+                .resolve());
+    }
+
+    /** Reads {@code vibridge.gateway} of a resolved config; overrides on top of reference.conf. */
+    public static GatewayConfig from(Config root) {
+        Config full = root.withFallback(ConfigFactory.defaultReference()).resolve();
+        Config c = full.getConfig(ROOT);
+        try {
+            Listen listen = new Listen(string(c, "listen.host"), port(c, "listen.port", true));
+            Admin admin = new Admin(string(c, "admin.host"), port(c, "admin.port", true));
+            int maxMtu = intIn(c, "vi.max-mtu", 32 * 1024, Integer.MAX_VALUE, true);
+            int seg = intIn(c, "vi.segment-size", 1, LocalEndpoint.MAX_SEGMENT_PAYLOAD, true);
+            int window = intIn(c, "vi.rdma-read-window", 0, 0xFFFF, false);
+            Duration incoming = positive(c, "vi.incoming-timeout");
+            int creditThreshold = intIn(c, "vi.credit-threshold", 0, 0xFFFF, false);
+            Vi vi = new Vi(maxMtu, seg, window, incoming, creditThreshold);
+            int slotSize = intIn(c, "staging.slot-size", 32 * 1024 + FlowControlHeader.LENGTH, 16 << 20, true);
+            int slots = intIn(c, "staging.slots", 1, 1 << 20, false);
+            if ((long) slotSize * slots > Integer.MAX_VALUE) {
+                throw new ConfigError("staging.slots", "slot-size x slots must stay below 2 GiB (one registered buffer)");
+            }
+            Staging staging = new Staging(slotSize, slots);
+            Limits limits = new Limits(
+                    intIn(c, "limits.max-connections", 1, 1 << 20, false),
+                    intIn(c, "limits.max-connections-per-client", 1, 1 << 20, false),
+                    nonNegativeDouble(c, "limits.connect-rate"),
+                    intIn(c, "limits.connect-burst", 1, 1 << 20, false),
+                    bytes(c, "limits.buffer-per-connection"));
+            Security security = security(c);
+            Infiniband ib = infiniband(c);
+            Routes routes;
+            try {
+                routes = Routes.fromConfig(c);
+            } catch (RouteConfigException e) {
+                throw new ConfigError(e.key(), e.reason());
+            }
+            Duration grace = nonNegative(c, "shutdown-grace");
+            GatewayConfig g = new GatewayConfig(listen, admin, vi, staging, limits, security, ib, routes, grace);
+            g.checkRoutes();
+            return g;
+        } catch (ConfigException.Missing e) {
+            throw new ConfigError(strip(e.getMessage()), "missing");
+        } catch (ConfigException e) {
+            throw new ConfigError(keyOf(e), e.getMessage());
+        }
+    }
+
+    private void checkRoutes() {
+        int perConn = slotsPerConnection();
+        if (perConn < 2) {
+            throw new ConfigError("limits.buffer-per-connection",
+                    "must hold at least 2 staging slots of " + staging.slotSize() + " bytes");
+        }
+        if (perConn > staging.slots()) {
+            throw new ConfigError("limits.buffer-per-connection", "larger than all staging slots together");
+        }
+        int i = 0;
+        for (Route r : routes.routes()) {
+            checkParameters("routes[" + i + "]", r.target().parameters());
+            i++;
+        }
+        if (routes.directRoutes().isPresent()) {
+            checkParameters("direct-routes", routes.directRoutes().get());
+        }
+        for (Discriminator d : security.routeKeys().keySet()) {
+            boolean found = routes.routes().stream().anyMatch(r -> r.discriminator().equals(d));
+            if (!found) {
+                throw new ConfigError("security.route-keys", "no route matches \"" + d + "\"");
+            }
+        }
+    }
+
+    private void checkParameters(String key, io.vibridge.cm.route.RouteParameters p) {
+        if (p.receiveSize() > staging.slotSize()) {
+            throw new ConfigError(key + ".receive-size", p.receiveSize() + " does not fit a staging slot of "
+                    + staging.slotSize() + " bytes (staging.slot-size)");
+        }
+        if (p.receiveBuffers() >= slotsPerConnection()) {
+            throw new ConfigError(key + ".receive-buffers", p.receiveBuffers() + " leaves no staging slot for the client: "
+                    + "limits.buffer-per-connection holds " + slotsPerConnection() + " slots");
+        }
+    }
+
+    private static Security security(Config c) {
+        byte[] key = null;
+        if (c.hasPath("security.key") && !c.getString("security.key").isEmpty()) {
+            key = decodeKey("security.key", c.getString("security.key"));
+        }
+        Map<Discriminator, byte[]> routeKeys = new HashMap<>();
+        if (c.hasPath("security.route-keys")) {
+            for (Map.Entry<String, ConfigValue> e : c.getObject("security.route-keys").entrySet()) {
+                String k = "security.route-keys.\"" + e.getKey() + "\"";
+                Discriminator d;
+                try {
+                    d = Discriminator.parse(e.getKey());
+                } catch (IllegalArgumentException ex) {
+                    throw new ConfigError(k, ex.getMessage());
+                }
+                Object v = e.getValue().unwrapped();
+                if (!(v instanceof String s)) {
+                    throw new ConfigError(k, "must be a string");
+                }
+                routeKeys.put(d, decodeKey(k, s));
+            }
+        }
+        return new Security(key, Map.copyOf(routeKeys));
+    }
+
+    /** "hex:...", "base64:..." or plain UTF-8; at least 16 bytes (ConnectSigner). */
+    public static byte[] decodeKey(String key, String text) {
+        byte[] b;
+        try {
+            if (text.startsWith("hex:")) {
+                b = HexFormat.of().parseHex(text.substring(4));
+            } else if (text.startsWith("base64:")) {
+                b = Base64.getDecoder().decode(text.substring(7));
+            } else {
+                b = text.getBytes(StandardCharsets.UTF_8);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ConfigError(key, "bad key encoding: " + e.getMessage());
+        }
+        if (b.length < ConnectSigner.MIN_KEY_LENGTH) {
+            throw new ConfigError(key, "a key needs at least " + ConnectSigner.MIN_KEY_LENGTH + " bytes, got " + b.length);
+        }
+        return b;
+    }
+
+    private static Infiniband infiniband(Config c) {
+        String provider = string(c, "infiniband.provider").toLowerCase(java.util.Locale.ROOT);
+        if (!Set.of("auto", "soft", "disni").contains(provider)) {
+            throw new ConfigError("infiniband.provider", "must be auto, soft or disni, got " + provider);
+        }
+        InetAddress address;
+        String a = string(c, "infiniband.address");
+        try {
+            address = InetAddress.ofLiteral(a);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigError("infiniband.address", "not an IP literal: " + a);
+        }
+        int mtu = c.getInt("infiniband.path-mtu");
+        if (Integer.bitCount(mtu) != 1 || mtu < 256 || mtu > 4096) {
+            throw new ConfigError("infiniband.path-mtu", "must be 256, 512, 1024, 2048 or 4096, got " + mtu);
+        }
+        String faults = c.hasPath("infiniband.faults") ? c.getString("infiniband.faults") : "";
+        return new Infiniband(provider, address, port(c, "infiniband.udp-port", false), mtu,
+                intIn(c, "infiniband.retry-count", 0, 7, false), intIn(c, "infiniband.rnr-retry", 0, 7, false),
+                intIn(c, "infiniband.local-ack-timeout", 0, 31, false),
+                intIn(c, "infiniband.cm-response-timeout", 0, 31, false),
+                intIn(c, "infiniband.max-cm-retries", 0, 15, false),
+                intIn(c, "infiniband.initiator-depth", 1, 255, false),
+                intIn(c, "infiniband.responder-resources", 0, 255, false), faults);
+    }
+
+    private static String string(Config c, String key) {
+        String s = c.getString(key);
+        if (s.isBlank()) {
+            throw new ConfigError(key, "must not be empty");
+        }
+        return s;
+    }
+
+    private static int port(Config c, String key, boolean zeroAllowed) {
+        return intIn(c, key, zeroAllowed ? 0 : 1, 65535, false);
+    }
+
+    private static int intIn(Config c, String key, int min, int max, boolean sizeAllowed) {
+        long v;
+        try {
+            v = sizeAllowed ? c.getBytes(key) : c.getLong(key);
+        } catch (ConfigException.WrongType | ConfigException.BadValue e) {
+            throw new ConfigError(key, "not a " + (sizeAllowed ? "size" : "number") + ": " + c.getValue(key).render());
+        }
+        if (v < min || v > max) {
+            throw new ConfigError(key, "must be within " + min + ".." + max + ", got " + v);
+        }
+        return (int) v;
+    }
+
+    private static long bytes(Config c, String key) {
+        try {
+            long v = c.getBytes(key);
+            if (v <= 0) {
+                throw new ConfigError(key, "must be positive");
+            }
+            return v;
+        } catch (ConfigException.WrongType | ConfigException.BadValue e) {
+            throw new ConfigError(key, "not a size: " + c.getValue(key).render());
+        }
+    }
+
+    private static double nonNegativeDouble(Config c, String key) {
+        double v;
+        try {
+            v = c.getDouble(key);
+        } catch (ConfigException.WrongType | ConfigException.BadValue e) {
+            throw new ConfigError(key, "not a number: " + c.getValue(key).render());
+        }
+        if (!(v >= 0)) {
+            throw new ConfigError(key, "must be >= 0 (0 = unlimited), got " + v);
+        }
+        return v;
+    }
+
+    private static Duration positive(Config c, String key) {
+        Duration d = nonNegative(c, key);
+        if (d.isZero()) {
+            throw new ConfigError(key, "must be positive");
+        }
+        return d;
+    }
+
+    private static Duration nonNegative(Config c, String key) {
+        Duration d;
+        try {
+            d = c.getDuration(key);
+        } catch (ConfigException.WrongType | ConfigException.BadValue e) {
+            throw new ConfigError(key, "not a duration: " + c.getValue(key).render());
+        }
+        if (d.isNegative()) {
+            throw new ConfigError(key, "must not be negative");
+        }
+        return d;
+    }
+
+    private static String strip(String msg) {
+        int i = msg.indexOf("No configuration setting found for key '");
+        if (i >= 0) {
+            int s = i + "No configuration setting found for key '".length();
+            int e = msg.indexOf('\'', s);
+            return e > s ? msg.substring(s, e) : msg;
+        }
+        return msg;
+    }
+
+    private static String keyOf(ConfigException e) {
+        String m = e.getMessage();
+        int colon = m.indexOf(": ");
+        return colon > 0 ? m.substring(0, colon) : "?";
+    }
+}

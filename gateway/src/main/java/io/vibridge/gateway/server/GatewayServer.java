@@ -1,0 +1,264 @@
+package io.vibridge.gateway.server;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
+import io.vibridge.gateway.admin.AdminServer;
+import io.vibridge.gateway.admin.ConnectionInfo;
+import io.vibridge.gateway.bridge.Bridge;
+import io.vibridge.gateway.bridge.Fabric;
+import io.vibridge.gateway.bridge.staging.StagingPool;
+import io.vibridge.gateway.config.GatewayConfig;
+import io.vibridge.gateway.metrics.GatewayMetrics;
+import io.vibridge.gateway.metrics.RejectReason;
+import io.vibridge.verbs.Capability;
+import io.vibridge.verbs.DeviceConfig;
+import io.vibridge.verbs.DeviceCounters;
+import io.vibridge.verbs.ProtectionDomain;
+import io.vibridge.verbs.Verbs;
+import io.vibridge.verbs.VerbsDevice;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The gateway service: opens the verbs device, registers the staging pool, binds the VI/TCP
+ * listener (one {@link Bridge} per accepted socket, on that socket's event loop) and the admin HTTP
+ * endpoint, and drains connections on {@link #close()}.
+ */
+public final class GatewayServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(GatewayServer.class);
+
+    private final GatewayConfig config;
+    private final Vertx vertx;
+    private final VerbsDevice device;
+    private final ProtectionDomain pd;
+    private final StagingPool pool;
+    private final PrometheusMeterRegistry registry;
+    private final Fabric fabric;
+    private final ConnectRateLimiter rate;
+    private final boolean ownsVertx;
+    private NetServer server;
+    private AdminServer admin;
+    private int port;
+    private int adminPort;
+    private volatile boolean ready;
+    private volatile boolean closed;
+
+    private GatewayServer(GatewayConfig config, Vertx vertx, boolean ownsVertx) {
+        this.config = config;
+        this.vertx = vertx;
+        this.ownsVertx = ownsVertx;
+        GatewayConfig.Infiniband ib = config.infiniband();
+        DeviceConfig dc = new DeviceConfig(ib.address(), ib.udpPort(), ib.provider().equals("auto") ? null : ib.provider(),
+                null);
+        if (!ib.faults().isEmpty()) {
+            dc = dc.withOption("faults", ib.faults());
+        }
+        device = Verbs.open(dc);
+        try {
+            pd = device.allocateProtectionDomain();
+            pool = new StagingPool(pd, config.staging().slotSize(), config.staging().slots(),
+                    config.limits().maxConnections());
+        } catch (RuntimeException e) {
+            device.close();
+            throw e;
+        }
+        registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        GatewayMetrics metrics = new GatewayMetrics(registry);
+        fabric = new Fabric(config, device, pd, pool, metrics);
+        rate = new ConnectRateLimiter(config.limits().connectRate(), config.limits().connectBurst());
+        registerDeviceMeters(metrics);
+        if (!device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER)) {
+            log.warn("verbs provider {} cannot answer remote access itself: target-initiated RDMA to clients "
+                    + "(cut-through) is refused", device.providerName());
+        }
+    }
+
+    /** Starts with a Vert.x instance of its own; blocks until both listeners are bound. */
+    public static GatewayServer start(GatewayConfig config) {
+        return start(config, Vertx.vertx(), true);
+    }
+
+    public static GatewayServer start(GatewayConfig config, Vertx vertx, boolean ownsVertx) {
+        GatewayServer s = new GatewayServer(config, vertx, ownsVertx);
+        try {
+            s.bind();
+        } catch (RuntimeException e) {
+            s.close();
+            throw e;
+        }
+        return s;
+    }
+
+    private void bind() {
+        NetServerOptions o = new NetServerOptions().setTcpNoDelay(true).setReuseAddress(true)
+                .setHost(config.listen().host()).setPort(config.listen().port()).setAcceptBacklog(4096);
+        server = vertx.createNetServer(o).connectHandler(this::onConnect);
+        port = await(server.listen()).actualPort();
+        admin = new AdminServer(vertx, registry, () -> ready && !closed, this::connections);
+        adminPort = await(admin.start(config.admin().host(), config.admin().port()));
+        ready = true;
+        log.info("gateway listening for VI/TCP on {}:{}, admin on {}:{}, InfiniBand device {} ({}) at {}",
+                config.listen().host(), port, config.admin().host(), adminPort, device.name(), device.providerName(),
+                device.address().getHostAddress());
+    }
+
+    private static <T> T await(io.vertx.core.Future<T> f) {
+        try {
+            return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot bind: " + e.getMessage(), e);
+        }
+    }
+
+    private void onConnect(NetSocket socket) {
+        if (closed || !ready) {
+            socket.close();
+            return;
+        }
+        if (!rate.tryAcquire()) {
+            fabric.metrics().rejected(RejectReason.LIMIT);
+            log.debug("connection from {} over the connect rate: closed", socket.remoteAddress());
+            socket.close();
+            return;
+        }
+        new Bridge(fabric, vertx, socket).start();
+    }
+
+    private void registerDeviceMeters(GatewayMetrics m) {
+        counter(m, "vibridge.ib.retransmissions", "InfiniBand packets retransmitted", DeviceCounters::retransmissions);
+        counter(m, "vibridge.ib.timeouts", "InfiniBand ACK timeouts", DeviceCounters::timeouts);
+        counter(m, "vibridge.ib.naks.received", "NAKs received", c -> c.naksReceivedSequence(), "kind", "sequence");
+        counter(m, "vibridge.ib.naks.received", "NAKs received", c -> c.naksReceivedInvalid(), "kind", "invalid");
+        counter(m, "vibridge.ib.naks.received", "NAKs received", c -> c.naksReceivedAccess(), "kind", "access");
+        counter(m, "vibridge.ib.naks.received", "NAKs received", c -> c.naksReceivedOperational(), "kind",
+                "operational");
+        counter(m, "vibridge.ib.naks.received", "NAKs received", c -> c.rnrNaksReceived(), "kind", "rnr");
+        counter(m, "vibridge.ib.naks.sent", "NAKs sent", c -> c.naksSentSequence(), "kind", "sequence");
+        counter(m, "vibridge.ib.naks.sent", "NAKs sent", c -> c.naksSentInvalid(), "kind", "invalid");
+        counter(m, "vibridge.ib.naks.sent", "NAKs sent", c -> c.naksSentAccess(), "kind", "access");
+        counter(m, "vibridge.ib.naks.sent", "NAKs sent", c -> c.naksSentOperational(), "kind", "operational");
+        counter(m, "vibridge.ib.naks.sent", "NAKs sent", c -> c.rnrNaksSent(), "kind", "rnr");
+        counter(m, "vibridge.ib.rnr.waits", "RNR waits", DeviceCounters::rnrWaits);
+        counter(m, "vibridge.ib.icrc.drops", "Packets dropped for a bad ICRC", DeviceCounters::icrcDrops);
+        counter(m, "vibridge.ib.packets", "InfiniBand packets", DeviceCounters::packetsOut, "direction", "out");
+        counter(m, "vibridge.ib.packets", "InfiniBand packets", DeviceCounters::packetsIn, "direction", "in");
+        m.gauge("vibridge.staging.slots.in.use", "Staging slots reserved by connections", pool, StagingPool::inUse);
+        m.gauge("vibridge.staging.slots.capacity", "Staging slots in all", pool, StagingPool::capacity);
+    }
+
+    private void counter(GatewayMetrics m, String name, String desc, ToDoubleFunction<DeviceCounters> f,
+            String... tags) {
+        m.functionCounter(name, desc, device, d -> f.applyAsDouble(d.counters()), tags);
+    }
+
+    private List<ConnectionInfo> connections() {
+        List<ConnectionInfo> l = new ArrayList<>();
+        for (Bridge b : fabric.bridges()) {
+            l.add(b.info());
+        }
+        l.sort((a, b) -> Long.compare(a.id(), b.id()));
+        return l;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public int adminPort() {
+        return adminPort;
+    }
+
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    public VerbsDevice device() {
+        return device;
+    }
+
+    public boolean isReady() {
+        return ready && !closed;
+    }
+
+    /** Graceful shutdown: not ready, stop accepting, drain within {@code shutdown-grace}, then force-close. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        ready = false;
+        if (server != null) {
+            try {
+                await(server.close());
+            } catch (RuntimeException e) {
+                log.debug("listener close: {}", e.toString());
+            }
+        }
+        Duration grace = config.shutdownGrace();
+        int open = fabric.bridges().size();
+        if (open > 0) {
+            log.info("gateway shutting down: draining {} connections (grace {})", open, grace);
+        }
+        for (Bridge b : fabric.bridges()) {
+            b.shutdownAsync();
+        }
+        long deadline = System.nanoTime() + grace.toNanos() + 2_000_000_000L;
+        while (!fabric.bridges().isEmpty() && System.nanoTime() < deadline) {
+            sleep(20);
+        }
+        for (Bridge b : fabric.bridges()) {
+            b.forceCloseAsync();
+        }
+        long hard = System.nanoTime() + 2_000_000_000L;
+        while (!fabric.bridges().isEmpty() && System.nanoTime() < hard) {
+            sleep(20);
+        }
+        if (!fabric.bridges().isEmpty()) {
+            log.warn("{} connections still hold resources at shutdown", fabric.bridges().size());
+        }
+        if (admin != null) {
+            try {
+                await(admin.stop());
+            } catch (RuntimeException e) {
+                log.debug("admin close: {}", e.toString());
+            }
+        }
+        if (ownsVertx) {
+            try {
+                await(vertx.close());
+            } catch (RuntimeException e) {
+                log.debug("vertx close: {}", e.toString());
+            }
+        }
+        try {
+            pool.close();
+            pd.close();
+        } catch (RuntimeException e) {
+            log.debug("verbs close: {}", e.toString());
+        }
+        device.close();
+        log.info("gateway stopped");
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

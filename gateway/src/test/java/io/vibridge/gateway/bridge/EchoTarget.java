@@ -1,0 +1,237 @@
+package io.vibridge.gateway.bridge;
+
+import io.vibridge.cm.hello.FlowControl;
+import io.vibridge.cm.hello.FlowControlHeader;
+import io.vibridge.cm.hello.FlowCredits;
+import io.vibridge.cm.hello.Hello;
+import io.vibridge.cm.hello.HelloReply;
+import io.vibridge.cm.serviceid.ServiceId;
+import io.vibridge.cm.serviceid.ServiceIdScheme;
+import io.vibridge.verbs.AcceptParams;
+import io.vibridge.verbs.Access;
+import io.vibridge.verbs.CmEvent;
+import io.vibridge.verbs.CompletionQueue;
+import io.vibridge.verbs.ConnectionManager;
+import io.vibridge.verbs.DeviceConfig;
+import io.vibridge.verbs.MemoryRegion;
+import io.vibridge.verbs.ProtectionDomain;
+import io.vibridge.verbs.QpInitAttributes;
+import io.vibridge.verbs.QueuePair;
+import io.vibridge.verbs.ReceiveWorkRequest;
+import io.vibridge.verbs.SendWorkRequest;
+import io.vibridge.verbs.Verbs;
+import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.verbs.WcOpcode;
+import io.vibridge.verbs.WcStatus;
+import io.vibridge.verbs.WorkCompletion;
+import io.vibridge.verbs.WrOpcode;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A minimal InfiniBand-side service for the gateway's tests, written against the verbs SPI only:
+ * listens on the iwarp Service ID of {@code port}, accepts with a HelloReply, echoes every SEND
+ * (FlowC 0 or 1, immediate data kept) and exposes one remotely writable and readable region for
+ * the client's RDMA Writes and Reads. Mode {@code reject} answers every REQ with REJ. All its work
+ * runs on one thread.
+ */
+final class EchoTarget implements AutoCloseable {
+    final VerbsDevice device;
+    final ProtectionDomain pd;
+    final MemoryRegion rdma;
+    final int port;
+    final int bufs;
+    final int recvSize;
+    volatile boolean reject;
+    final AtomicLong received = new AtomicLong();
+    final AtomicLong writesWithImm = new AtomicLong();
+    final AtomicInteger connections = new AtomicInteger();
+    final AtomicInteger disconnects = new AtomicInteger();
+    private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "echo-target");
+        t.setDaemon(true);
+        return t;
+    });
+    private final ConnectionManager.CmListener listener;
+    private final Map<Integer, Conn> conns = new ConcurrentHashMap<>();
+
+    EchoTarget(String address, int port, int bufs, int recvSize) {
+        this.port = port;
+        this.bufs = bufs;
+        this.recvSize = recvSize;
+        device = Verbs.open(DeviceConfig.of(address).withProvider("soft"));
+        pd = device.allocateProtectionDomain();
+        rdma = pd.registerMemory(ByteBuffer.allocateDirect(1 << 20),
+                EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ));
+        listener = device.connectionManager().listen(ServiceId.valueOf(ServiceIdScheme.IWARP, port), this::onCm, thread);
+    }
+
+    private void onCm(CmEvent e) {
+        switch (e) {
+            case CmEvent.ConnectRequest req -> {
+                if (reject) {
+                    req.id().reject(new byte[0]);
+                    return;
+                }
+                Hello hello = Hello.fromBytes(req.privateData());
+                Conn c = new Conn(hello.flowControl() == FlowControl.TRANSPORT, hello, req.id());
+                conns.put(req.id().localCommId(), c);
+                req.id().accept(c.qp, AcceptParams.defaults(HelloReply.of(bufs, recvSize).toBytes()));
+                connections.incrementAndGet();
+            }
+            case CmEvent.Disconnected d -> {
+                disconnects.incrementAndGet();
+                Conn c = conns.remove(d.id().localCommId());
+                if (c != null) {
+                    c.qp.toError();
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** Disconnects every connection from the target side (DREQ). */
+    void disconnectAll() {
+        thread.execute(() -> conns.values().forEach(c -> c.id.disconnect()));
+    }
+
+    @Override
+    public void close() {
+        listener.close();
+        thread.shutdownNow();
+        device.close();
+    }
+
+    private final class Conn {
+        final boolean fc0;
+        final CompletionQueue cq;
+        final QueuePair qp;
+        final MemoryRegion mr;
+        final FlowCredits credits;
+        final WorkCompletion[] wcs = new WorkCompletion[16];
+        final SendWorkRequest swr = new SendWorkRequest();
+        final ReceiveWorkRequest rwr = new ReceiveWorkRequest();
+        final ArrayDeque<int[]> pending = new ArrayDeque<>(); // {slot, len, hasImm, imm}
+        final io.vibridge.verbs.CmId id;
+        int posted;
+
+        Conn(boolean fc0, Hello hello, io.vibridge.verbs.CmId id) {
+            this.fc0 = fc0;
+            this.id = id;
+            cq = device.createCompletionQueue(4 * bufs + 8);
+            qp = pd.createQueuePair(new QpInitAttributes(cq, cq, 2 * bufs + 4, bufs + 1));
+            // receive slots [0, bufs), each echoed from where it landed; 16 bytes for credit updates after them
+            mr = pd.registerMemory(ByteBuffer.allocateDirect(bufs * recvSize + 16), EnumSet.of(Access.LOCAL_WRITE));
+            credits = fc0 ? new FlowCredits(hello.bufs(), bufs) : null;
+            for (int i = 0; i < wcs.length; i++) {
+                wcs[i] = new WorkCompletion();
+            }
+            for (int s = 0; s < bufs; s++) {
+                post(s);
+            }
+            cq.onNotify(this::onNotify, thread);
+            cq.requestNotify(false);
+        }
+
+        void post(int slot) {
+            rwr.set(slot, mr, slot * recvSize, recvSize);
+            qp.postRecv(rwr);
+            posted++;
+        }
+
+        void onNotify() {
+            int n;
+            while ((n = cq.poll(wcs)) > 0) {
+                for (int i = 0; i < n; i++) {
+                    onWc(wcs[i]);
+                }
+            }
+            cq.requestNotify(false);
+            while ((n = cq.poll(wcs)) > 0) {
+                for (int i = 0; i < n; i++) {
+                    onWc(wcs[i]);
+                }
+            }
+        }
+
+        void onWc(WorkCompletion wc) {
+            if (wc.status != WcStatus.SUCCESS) {
+                return;
+            }
+            int slot = (int) wc.wrId;
+            if (wc.opcode == WcOpcode.SEND) {
+                if (slot >= 0) {
+                    post(slot); // echo done: the slot receives again
+                    flush();
+                }
+                return;
+            }
+            posted--;
+            if (wc.opcode == WcOpcode.RECV_RDMA_WITH_IMM) {
+                writesWithImm.incrementAndGet();
+                if (fc0) {
+                    int peerAck = credits.lastSentMseq() - credits.unacknowledged();
+                    credits.onReceive(credits.peerBufs(), credits.mseqAck() + 1, peerAck);
+                }
+                post(slot);
+                flush();
+                return;
+            }
+            ByteBuffer b = mr.buffer();
+            int off = slot * recvSize;
+            int n = wc.byteLength;
+            if (fc0) {
+                FlowControlHeader.validate(b, off, n);
+                credits.onReceive(FlowControlHeader.readBufs(b, off), FlowControlHeader.readMseq(b, off),
+                        FlowControlHeader.readMseqAck(b, off));
+                off += 16;
+                n -= 16;
+                if (n == 0 && !wc.hasImmediate) {
+                    post(slot);
+                    flush();
+                    return;
+                }
+            }
+            received.incrementAndGet();
+            // echoed from its own slot; the receive is reposted when the echo completed
+            pending.add(new int[] {slot, n, wc.hasImmediate ? 1 : 0, wc.immediate});
+            flush();
+        }
+
+        void flush() {
+            while (!pending.isEmpty()) {
+                if (fc0 && !credits.canSendData()) {
+                    break;
+                }
+                int[] p = pending.poll();
+                int echo = p[0] * recvSize;
+                int n = p[1];
+                WrOpcode opc = p[2] != 0 ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND;
+                if (fc0) {
+                    int mseq = credits.onSend(posted);
+                    FlowControlHeader.write(mr.buffer(), echo, 0, posted, 16 + n, mseq, credits.mseqAck());
+                    swr.set(p[0], opc, mr, echo, 16 + n);
+                } else {
+                    swr.set(p[0], opc, mr, echo, n);
+                }
+                swr.immediate(p[3]).signaled(true);
+                qp.postSend(swr);
+            }
+            if (fc0 && pending.isEmpty() && credits.shouldSendCreditUpdate(posted)) {
+                int off = bufs * recvSize;
+                int mseq = credits.onSend(posted);
+                FlowControlHeader.write(mr.buffer(), off, 0, posted, 16, mseq, credits.mseqAck());
+                swr.set(-1, WrOpcode.SEND, mr, off, 16).signaled(true);
+                qp.postSend(swr);
+            }
+        }
+    }
+}

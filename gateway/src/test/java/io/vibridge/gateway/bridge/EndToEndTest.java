@@ -1,0 +1,194 @@
+package io.vibridge.gateway.bridge;
+
+import static io.vibridge.gateway.bridge.TestSupport.T;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.vibridge.gateway.server.GatewayServer;
+import io.vibridge.vitcp.provider.Descriptor;
+import io.vibridge.vitcp.provider.ViException;
+import io.vibridge.vitcp.provider.ViNic;
+import io.vibridge.vitcp.wire.IsCode;
+import io.vibridge.vitcp.wire.ReliabilityLevel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Client library -> gateway -> soft fabric -> target, one JVM: every operation, level and FlowC. */
+class EndToEndTest {
+    static EchoTarget target;
+    static GatewayServer gateway;
+    static ViNic nic;
+
+    @BeforeAll
+    static void start() throws Exception {
+        target = new EchoTarget("127.0.0.61", 5000, 8, 65552);
+        gateway = GatewayServer.start(TestSupport.config("127.0.0.62",
+                TestSupport.route("echo0", "127.0.0.61", 5000, 0, 8) + ","
+                        + TestSupport.route("echo1", "127.0.0.61", 5000, 1, 8) + ","
+                        + TestSupport.route("nobody", "127.0.0.61", 5999, 1, 8) + ","
+                        + TestSupport.route("absent", "127.0.0.79", 5000, 1, 8), ""));
+        nic = TestSupport.clientNic();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (nic != null) {
+            nic.close();
+        }
+        if (gateway != null) {
+            gateway.close();
+        }
+        if (target != null) {
+            target.close();
+        }
+    }
+
+    static Stream<Arguments> levels() {
+        List<Arguments> l = new ArrayList<>();
+        for (ReliabilityLevel level : ReliabilityLevel.values()) {
+            for (int fc : new int[] {0, 1}) {
+                l.add(Arguments.of(level, fc));
+            }
+        }
+        return l.stream();
+    }
+
+    @ParameterizedTest
+    @MethodSource("levels")
+    void sendsAreEchoedIntact(ReliabilityLevel level, int flowc) throws Exception {
+        try (var c = new TestSupport.Client(nic, level, true, 16)) {
+            c.connect(gateway.port(), "echo" + flowc);
+            int[] sizes = {0, 1, 100, 4096, 32768, 65536, 7, 65535, 12345, 50000};
+            int rounds = 3;
+            for (int r = 0; r < rounds; r++) {
+                long[] sent = new long[sizes.length];
+                for (int i = 0; i < sizes.length; i++) {
+                    int off = c.sendArea(i % 8);
+                    TestSupport.fill(c.mr, off, sizes[i], 31L * r + i);
+                    sent[i] = TestSupport.crc(c.mr.buffer(), off, sizes[i]);
+                    Descriptor d = Descriptor.send().data(c.mr, off, sizes[i]);
+                    if (i % 3 == 0) {
+                        d.immediate(0x1000 + i);
+                    }
+                    c.vi.postSend(d);
+                    Descriptor done = c.vi.sendWait(T);
+                    assertThat(done.isError()).as("send status %s", done.status()).isFalse();
+                    Descriptor rx = c.vi.recvWait(T);
+                    assertThat(rx.isError()).isFalse();
+                    assertThat(rx.length()).isEqualTo(sizes[i]);
+                    long got = TestSupport.crc(c.mr.buffer(), recvOffset(c, i + r * sizes.length), sizes[i]);
+                    assertThat(got).as("message %d of %d bytes", i, sizes[i]).isEqualTo(sent[i]);
+                    if (i % 3 == 0) {
+                        assertThat(rx.immediateData()).isEqualTo(0x1000 + i);
+                    }
+                    c.vi.postRecv(Descriptor.receive().data(c.mr, recvOffset(c, i + r * sizes.length), 65536));
+                }
+            }
+        }
+    }
+
+    private static int recvOffset(TestSupport.Client c, int n) {
+        return (n % c.recvs) * 65536;
+    }
+
+    @ParameterizedTest
+    @MethodSource("levels")
+    void rdmaWriteThenReadBack(ReliabilityLevel level, int flowc) throws Exception {
+        try (var c = new TestSupport.Client(nic, level, true, 4)) {
+            c.connect(gateway.port(), "echo" + flowc);
+            long base = target.rdma.address() + (level.ordinal() * 2L + flowc) * 131072;
+            int rkey = target.rdma.rkey();
+            int[] sizes = {65536, 1, 0, 40000};
+            for (int i = 0; i < sizes.length; i++) {
+                int off = c.sendArea(0);
+                TestSupport.fill(c.mr, off, sizes[i], 7 + i);
+                long crc = TestSupport.crc(c.mr.buffer(), off, sizes[i]);
+                Descriptor w = Descriptor.rdmaWrite(base, rkey).data(c.mr, off, sizes[i]);
+                c.vi.postSend(w);
+                assertThat(c.vi.sendWait(T).isError()).isFalse();
+                if (level == ReliabilityLevel.UNRELIABLE_DELIVERY) {
+                    // no RDMA Read at Unreliable Delivery (VIA 2.5.1): check the target's memory directly
+                    awaitCrc(base, sizes[i], crc);
+                    continue;
+                }
+                int back = c.sendArea(1);
+                c.vi.postSend(Descriptor.rdmaRead(base, rkey).data(c.mr, back, sizes[i]));
+                Descriptor rd = c.vi.sendWait(T);
+                assertThat(rd.isError()).as("read status %s", rd.status()).isFalse();
+                assertThat(TestSupport.crc(c.mr.buffer(), back, sizes[i])).isEqualTo(crc);
+            }
+            if (level != ReliabilityLevel.UNRELIABLE_DELIVERY) {
+                // several reads in flight at once come back in order
+                List<Integer> offs = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    c.vi.postSend(Descriptor.rdmaRead(base + i * 1000, rkey).data(c.mr, c.sendArea(2 + i), 30000));
+                    offs.add(i);
+                }
+                for (int i = 0; i < 4; i++) {
+                    assertThat(c.vi.sendWait(T).isError()).isFalse();
+                }
+                for (int i = 0; i < 4; i++) {
+                    long expect = TestSupport.crc(target.rdma.buffer(), (int) (base - target.rdma.address()) + i * 1000,
+                            30000);
+                    assertThat(TestSupport.crc(c.mr.buffer(), c.sendArea(2 + i), 30000)).isEqualTo(expect);
+                }
+            }
+            // RDMA Write with immediate: consumes a target receive (project rule)
+            long before = target.writesWithImm.get();
+            c.vi.postSend(Descriptor.rdmaWrite(base, rkey).data(c.mr, c.sendArea(0), 1000).immediate(77));
+            assertThat(c.vi.sendWait(T).isError()).isFalse();
+            awaitTrue(() -> target.writesWithImm.get() == before + 1);
+        }
+    }
+
+    private static void awaitCrc(long addr, int len, long crc) throws InterruptedException {
+        awaitTrue(() -> TestSupport.crc(target.rdma.buffer(), (int) (addr - target.rdma.address()), len) == crc);
+    }
+
+    static void awaitTrue(java.util.function.BooleanSupplier s) throws InterruptedException {
+        long end = System.nanoTime() + T.toNanos();
+        while (!s.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("condition not met within " + T);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    @Test
+    void noRouteIsConnectNoMatch() throws Exception {
+        try (var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
+            assertThatThrownBy(() -> c.connect(gateway.port(), "unknown"))
+                    .isInstanceOfSatisfying(ViException.class, e -> assertThat(e.code()).isEqualTo(ViException.Code.NO_MATCH));
+        }
+    }
+
+    @Test
+    void serviceNotListenedIsRejectedNoRoute() throws Exception {
+        try (var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
+            assertThatThrownBy(() -> c.connect(gateway.port(), "nobody"))
+                    .isInstanceOfSatisfying(ViException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ViException.Code.REJECT);
+                        assertThat(e.isCode()).isEqualTo(IsCode.NO_ROUTE);
+                    });
+        }
+    }
+
+    @Test
+    void absentTargetTimesOut() throws Exception {
+        try (var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
+            assertThatThrownBy(() -> c.connect(gateway.port(), "absent"))
+                    .isInstanceOfSatisfying(ViException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ViException.Code.REJECT);
+                        assertThat(e.isCode()).isEqualTo(IsCode.TIMEOUT);
+                    });
+        }
+    }
+}
