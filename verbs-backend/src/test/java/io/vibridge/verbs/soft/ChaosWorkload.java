@@ -104,6 +104,11 @@ final class ChaosWorkload {
 
     /** Serves one connection; returns null when everything was verified, else what went wrong. */
     static String serve(VerbsDevice dev, long seed, int count, Runnable onListening) throws InterruptedException {
+        return serve(dev, SID, seed, count, onListening);
+    }
+
+    static String serve(VerbsDevice dev, long sid, long seed, int count, Runnable onListening)
+            throws InterruptedException {
         ProtectionDomain pd = dev.allocateProtectionDomain();
         CompletionQueue cq = dev.createCompletionQueue(4 * RECVS + 64);
         QueuePair qp = pd.createQueuePair(new QpInitAttributes(cq, cq, 16, RECVS));
@@ -115,7 +120,7 @@ final class ChaosWorkload {
             qp.postRecv(rwr.set(i, recv, i * MAX, MAX));
         }
         BlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
-        try (var l = dev.connectionManager().listen(SID, events::add, null)) {
+        try (var l = dev.connectionManager().listen(sid, events::add, null)) {
             onListening.run();
             CmEvent.ConnectRequest req = (CmEvent.ConnectRequest) events.poll(60, TimeUnit.SECONDS);
             if (req == null) {
@@ -199,12 +204,17 @@ final class ChaosWorkload {
     /** Runs the client side; returns null on success, else what went wrong. */
     static String run(VerbsDevice dev, InetAddress server, long seed, int count, Runnable afterConnect)
             throws InterruptedException {
+        return run(dev, server, SID, seed, count, afterConnect);
+    }
+
+    static String run(VerbsDevice dev, InetAddress server, long sid, long seed, int count, Runnable afterConnect)
+            throws InterruptedException {
         ProtectionDomain pd = dev.allocateProtectionDomain();
         CompletionQueue cq = dev.createCompletionQueue(4 * DEPTH);
         QueuePair qp = pd.createQueuePair(new QpInitAttributes(cq, cq, DEPTH, 4));
         MemoryRegion local = pd.registerMemory(ByteBuffer.allocateDirect(DEPTH * MAX), EnumSet.of(Access.LOCAL_WRITE));
         BlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
-        ConnectParams p = ConnectParams.defaults(server, SID, null).withTimeouts(13, 14, 15).withMinRnrTimer(1);
+        ConnectParams p = ConnectParams.defaults(server, sid, null).withTimeouts(13, 14, 15).withMinRnrTimer(1);
         var id = dev.connectionManager().connect(p, qp, events::add, null);
         CmEvent e = events.poll(60, TimeUnit.SECONDS);
         if (!(e instanceof CmEvent.Established est)) {

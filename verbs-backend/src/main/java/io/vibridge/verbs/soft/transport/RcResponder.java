@@ -17,7 +17,8 @@ import java.nio.ByteBuffer;
  * All methods run under the QP's monitor.
  */
 final class RcResponder {
-    private static final int NONE = 0, IN_SEND = 1, IN_WRITE = 2;
+    /** Responder state between packets: which multi-packet message is in progress (§4.3 step 2). */
+    enum InMessage { NONE, IN_SEND, IN_WRITE }
     private static final Object NO_TARGET = new Object();
 
     static final class Rwqe {
@@ -44,7 +45,7 @@ final class RcResponder {
     private int ePsn;
     private int msn;
     private boolean nakSent;
-    private int inMsg = NONE;
+    private InMessage inMsg = InMessage.NONE;
     private boolean recvClaimed;
     private int recvOff;
     private SoftMemoryRegion wMr;
@@ -111,7 +112,7 @@ final class RcResponder {
             r.mr = null;
         }
         recvClaimed = false;
-        inMsg = NONE;
+        inMsg = InMessage.NONE;
         epoch++;
     }
 
@@ -142,7 +143,7 @@ final class RcResponder {
         boolean ok = switch (inMsg) {
             case IN_SEND -> op == Packets.SEND_MIDDLE || op == Packets.SEND_LAST || op == Packets.SEND_LAST_IMM;
             case IN_WRITE -> op == Packets.WRITE_MIDDLE || op == Packets.WRITE_LAST || op == Packets.WRITE_LAST_IMM;
-            default -> op == Packets.READ_REQUEST || Packets.isFirstOrOnly(op) && !Packets.isReadResponse(op);
+            case NONE -> op == Packets.READ_REQUEST || Packets.isFirstOrOnly(op) && !Packets.isReadResponse(op);
         };
         if (!ok) {
             nakError(1, psn);                               // §4.3 step 2: opcode sequence
@@ -189,13 +190,13 @@ final class RcResponder {
             boolean imm = Packets.hasImm(op);
             rqHead++;
             recvClaimed = false;
-            inMsg = NONE;
+            inMsg = InMessage.NONE;
             msn = Packets.next(msn);
             qp.recvCq.push(r.wrId, WcStatus.SUCCESS, WcOpcode.RECV, recvOff, imm, imm ? pkt.getInt(hl - 4) : 0,
                     qp.qpn, Packets.solicited(pkt));
             r.mr = null;
         } else {
-            inMsg = IN_SEND;
+            inMsg = InMessage.IN_SEND;
         }
         if (Packets.ackReq(pkt)) {
             sendAck(Packets.SYNDROME_ACK, psn);
@@ -261,7 +262,7 @@ final class RcResponder {
         nakSent = false;
         ePsn = Packets.next(ePsn);
         if (last) {
-            inMsg = NONE;
+            inMsg = InMessage.NONE;
             wMr = null;
             wHandler = null;
             msn = Packets.next(msn);
@@ -272,7 +273,7 @@ final class RcResponder {
                 r.mr = null;
             }
         } else {
-            inMsg = IN_WRITE;
+            inMsg = InMessage.IN_WRITE;
         }
         if (Packets.ackReq(pkt)) {
             sendAck(Packets.SYNDROME_ACK, psn);
