@@ -30,7 +30,12 @@ final class CmWire {
     record Rtu(int localCommId, int remoteCommId, byte[] privateData) implements Msg {
     }
 
-    record Rej(int localCommId, int remoteCommId, int messageRejected, int reason, byte[] privateData) implements Msg {
+    /** REJ; {@code ari} = Additional Reject Information (0..72 bytes, e.g. the CA GUID for reason 4). */
+    record Rej(int localCommId, int remoteCommId, int messageRejected, int reason, byte[] ari, byte[] privateData)
+            implements Msg {
+        Rej(int localCommId, int remoteCommId, int messageRejected, int reason, byte[] privateData) {
+            this(localCommId, remoteCommId, messageRejected, reason, new byte[0], privateData);
+        }
     }
 
     record Dreq(int localCommId, int remoteCommId, int remoteQpn, byte[] privateData) implements Msg {
@@ -101,7 +106,9 @@ final class CmWire {
                 b.putInt(d, r.localCommId());
                 b.putInt(d + 4, r.remoteCommId());
                 b.put(d + 8, (byte) (r.messageRejected() << 6));
+                b.put(d + 9, (byte) (r.ari().length << 1));
                 b.putShort(d + 10, (short) r.reason());
+                b.put(d + 12, r.ari());
                 b.put(d + 84, r.privateData());
             }
             case Dreq r -> {
@@ -149,7 +156,8 @@ final class CmWire {
                     (b.get(d + 27) & 0xFF) >>> 5, b.getLong(d + 28), bytes(b, d + 36, 196));
             case ATTR_RTU -> new Rtu(b.getInt(d), b.getInt(d + 4), bytes(b, d + 8, 224));
             case ATTR_REJ -> new Rej(b.getInt(d), b.getInt(d + 4), (b.get(d + 8) & 0xFF) >>> 6,
-                    b.getShort(d + 10) & 0xFFFF, bytes(b, d + 84, 148));
+                    b.getShort(d + 10) & 0xFFFF, bytes(b, d + 12, Math.min(72, (b.get(d + 9) & 0xFF) >>> 1)),
+                    bytes(b, d + 84, 148));
             case ATTR_DREQ -> new Dreq(b.getInt(d), b.getInt(d + 4), b.getInt(d + 8) >>> 8, bytes(b, d + 12, 220));
             case ATTR_DREP -> new Drep(b.getInt(d), b.getInt(d + 4), bytes(b, d + 8, 224));
             case ATTR_MRA -> new Mra(b.getInt(d), b.getInt(d + 4), (b.get(d + 8) & 0xFF) >>> 6,

@@ -550,7 +550,8 @@ public final class SoftConnectionManager implements ConnectionManager {
                 if (privateData != null) {
                     System.arraycopy(privateData, 0, pd, 0, privateData.length);
                 }
-                send(new CmWire.Rej(localCommId, remoteCommId, 0, CmEvent.REJ_CONSUMER, pd), tid, remote);
+                // §5.10: Local Comm ID 0 when rejecting from REQ_RCVD
+                send(new CmWire.Rej(0, remoteCommId, 0, CmEvent.REJ_CONSUMER, pd), tid, remote);
                 state = State.IDLE;
                 remove(this);
             }
@@ -572,7 +573,8 @@ public final class SoftConnectionManager implements ConnectionManager {
                     case REQ_SENT -> {
                         // §5.8: giving up a pending REQ sends REJ reason 4 (timeout) with our CA GUID as ARI
                         cancelTimer();
-                        send(new CmWire.Rej(localCommId, 0, 0, CmEvent.REJ_TIMEOUT, new byte[0]), tid, remote);
+                        byte[] ari = ByteBuffer.allocate(8).putLong(caGuid).array();
+                        send(new CmWire.Rej(localCommId, 0, 0, CmEvent.REJ_TIMEOUT, ari, new byte[0]), tid, remote);
                         state = State.IDLE;
                         remove(this);
                     }

@@ -122,6 +122,14 @@ class CmWireInteropTest {
         CmRej rej = (CmRej) CmCodec.decodeMad(mad, 0).message();
         assertThat(rej.reason()).isEqualTo(8);
         assertThat(rej.remoteCommId()).isEqualTo(0x01234567);
+
+        byte[] guid = {1, 2, 3, 4, 5, 6, 7, 8};
+        CmWire.encode(new CmWire.Rej(9, 0, 0, 4, guid, new byte[] {5}), 7, mad, 0);
+        CmRej timeout = (CmRej) CmCodec.decodeMad(mad, 0).message();
+        assertThat(timeout.reason()).isEqualTo(4);
+        assertThat(timeout.additionalRejectInfo()).isEqualTo(guid);
+        assertThat(timeout.privateData()).startsWith(5);
+        assertThat(((CmWire.Rej) CmWire.decode(mad, 0)).ari()).isEqualTo(guid);
     }
 
     @Test
