@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
         versionProvider = VersionProvider.class,
         description = "VI over TCP to InfiniBand RC bridging gateway.",
         subcommands = {
+                GatewayCommand.class,
                 HealthcheckCommand.class,
                 CommandLine.HelpCommand.class
         })

@@ -201,13 +201,8 @@ public final class GatewayServer implements AutoCloseable {
         }
         closed = true;
         ready = false;
-        if (server != null) {
-            try {
-                await(server.close());
-            } catch (RuntimeException e) {
-                log.debug("listener close: {}", e.toString());
-            }
-        }
+        // new connections are closed at once from here on (closed = true); the listener itself is closed
+        // after the drain, because closing a Vert.x NetServer closes its open connections too
         Duration grace = config.shutdownGrace();
         int open = fabric.bridges().size();
         if (open > 0) {
@@ -229,6 +224,13 @@ public final class GatewayServer implements AutoCloseable {
         }
         if (!fabric.bridges().isEmpty()) {
             log.warn("{} connections still hold resources at shutdown", fabric.bridges().size());
+        }
+        if (server != null) {
+            try {
+                await(server.close());
+            } catch (RuntimeException e) {
+                log.debug("listener close: {}", e.toString());
+            }
         }
         if (admin != null) {
             try {

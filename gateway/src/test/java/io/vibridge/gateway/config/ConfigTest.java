@@ -1,0 +1,79 @@
+package io.vibridge.gateway.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.typesafe.config.ConfigFactory;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ConfigTest {
+
+    @Test
+    void defaultsLoadWithoutAnyConfiguration() {
+        GatewayConfig c = GatewayConfig.from(ConfigFactory.empty());
+        assertThat(c.listen().port()).isEqualTo(7470);
+        assertThat(c.admin().port()).isEqualTo(9464);
+        assertThat(c.infiniband().address().getHostAddress()).isEqualTo("127.0.0.2");
+        assertThat(c.routes().lookup("demo")).isPresent();
+        assertThat(c.routes().lookup("demo").get().target().port()).isEqualTo(5000);
+        assertThat(c.shutdownGrace()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.slotsPerConnection()).isGreaterThan(c.routes().lookup("demo").get().target().parameters().receiveBuffers());
+        assertThat(c.security().enabled()).isFalse();
+    }
+
+    @Test
+    void systemPropertiesOverride() {
+        System.setProperty("vibridge.gateway.listen.port", "7777");
+        try {
+            assertThat(GatewayConfig.load().listen().port()).isEqualTo(7777);
+        } finally {
+            System.clearProperty("vibridge.gateway.listen.port");
+            ConfigFactory.invalidateCaches();
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "listen.port = 70000 | listen.port",
+        "listen.port = abc | listen.port",
+        "admin.port = -1 | admin.port",
+        "vi.max-mtu = 1000 | vi.max-mtu",
+        "vi.segment-size = 0 | vi.segment-size",
+        "vi.incoming-timeout = 0s | vi.incoming-timeout",
+        "staging.slot-size = 1024 | staging.slot-size",
+        "staging.slots = 0 | staging.slots",
+        "limits.max-connections = 0 | limits.max-connections",
+        "limits.connect-rate = -1 | limits.connect-rate",
+        "limits.buffer-per-connection = 10KiB | limits.buffer-per-connection",
+        "infiniband.provider = magic | infiniband.provider",
+        "infiniband.address = not-an-ip | infiniband.address",
+        "infiniband.path-mtu = 3000 | infiniband.path-mtu",
+        "infiniband.retry-count = 9 | infiniband.retry-count",
+        "security.key = short | security.key",
+        "'security.route-keys { nosuch = \"0123456789abcdef0123\" }' | security.route-keys",
+        "'routes = [ { match = demo, target = \"127.0.0.3\", port = 0 } ]' | routes[0].port",
+        "'routes = [ { match = demo, target = \"127.0.0.3\", port = 5, receive-size = 1MiB } ]' | routes[0].receive-size",
+        "'routes = [ { match = demo, target = \"127.0.0.3\", port = 5, receive-buffers = 500 } ]' | routes[0].receive-buffers",
+        "'routes = [ { match = demo, target = \"127.0.0.3\", port = 5, tpyo = 1 } ]' | routes[0].tpyo",
+        "shutdown-grace = forever | shutdown-grace",
+    })
+    void badValuesNameTheirKey(String hocon, String key) {
+        String text = hocon.startsWith("'") ? hocon.substring(1, hocon.length() - 1) : hocon;
+        assertThatThrownBy(() -> GatewayConfig.from(ConfigFactory.parseString("vibridge.gateway { " + text + " }")))
+                .isInstanceOfSatisfying(ConfigError.class, e -> {
+                    assertThat(e.key()).isEqualTo(key);
+                    assertThat(e.getMessage()).contains(key);
+                });
+    }
+
+    @Test
+    void keysDecodeHexBase64AndText() {
+        assertThat(GatewayConfig.decodeKey("k", "hex:00112233445566778899aabbccddeeff")).hasSize(16);
+        assertThat(GatewayConfig.decodeKey("k", "base64:AAECAwQFBgcICQoLDA0ODw==")).hasSize(16);
+        assertThat(GatewayConfig.decodeKey("k", "a-long-enough-secret")).hasSize(20);
+        assertThatThrownBy(() -> GatewayConfig.decodeKey("k", "hex:zz")).isInstanceOf(ConfigError.class);
+    }
+}
