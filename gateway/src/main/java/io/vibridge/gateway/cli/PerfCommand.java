@@ -1,0 +1,137 @@
+package io.vibridge.gateway.cli;
+
+import io.vibridge.gateway.target.TargetMode;
+import io.vibridge.gateway.tools.Perf;
+import io.vibridge.gateway.tools.Sizes;
+import io.vibridge.gateway.tools.ViClientOptions;
+import io.vibridge.gateway.tools.VitcpPeer;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code vibridge perf}: perftest-style VI/TCP benchmark through the gateway, optionally beside a direct baseline. */
+@Command(name = "perf", mixinStandardHelpOptions = true,
+        description = "VI/TCP benchmark through the gateway: Send latency, Send/RDMA Write/RDMA Read bandwidth, "
+                + "connection setup rate; --baseline runs the same against an in-process vitcp peer and prints ratios.")
+public final class PerfCommand implements Callable<Integer> {
+
+    @Option(names = "--gateway", defaultValue = "127.0.0.1:7470",
+            description = "Gateway host:port (default: ${DEFAULT-VALUE}).")
+    String gateway;
+
+    @Option(names = "--discriminator", defaultValue = "demo",
+            description = "Route to a vibridge target (default: ${DEFAULT-VALUE}).")
+    String discriminator;
+
+    @Option(names = "--op", defaultValue = "send", description = "send, write or read, for --test lat|bw (default: ${DEFAULT-VALUE}).")
+    String op;
+
+    @Option(names = "--test", defaultValue = "all",
+            description = "lat, bw, connect or all (all: Send lat, Send/Write/Read BW, connect) (default: ${DEFAULT-VALUE}).")
+    String test;
+
+    @Option(names = {"-s", "--size"}, description = "Message size (default: 8 B for latency, 64 KiB for bandwidth).")
+    String size;
+
+    @Option(names = {"-n", "--iters"},
+            description = "Iterations (default: 10000 round trips, 5000 bandwidth messages, 1000 connects).")
+    Integer iters;
+
+    @Option(names = {"-D", "--duration"}, description = "Run each bandwidth test this many seconds instead of -n.")
+    Double duration;
+
+    @Option(names = {"-t", "--tx-depth"}, defaultValue = "16",
+            description = "Operations outstanding in bandwidth tests (default: ${DEFAULT-VALUE}).")
+    int txDepth;
+
+    @Option(names = "--connect-threads", defaultValue = "4",
+            description = "Concurrent connecting threads in the connect test (default: ${DEFAULT-VALUE}).")
+    int connectThreads;
+
+    @Option(names = "--reliability", defaultValue = "rd", description = "ud, rd or rr (default: ${DEFAULT-VALUE}).")
+    String reliability;
+
+    @Option(names = "--flow-control", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Ask for descriptor flow control (default: on).")
+    boolean flowControl;
+
+    @Option(names = "--key", description = "HMAC-SHA256 connect key (text, or hex:...).")
+    String key;
+
+    @Option(names = "--baseline", description = "Also run everything against an in-process vitcp peer (no gateway) and print ratios.")
+    boolean baseline;
+
+    @Option(names = "--baseline-only", description = "Run only against the in-process vitcp peer (no gateway needed).")
+    boolean baselineOnly;
+
+    @Option(names = "--timeout", defaultValue = "30", description = "Connect/operation timeout in seconds (default: ${DEFAULT-VALUE}).")
+    double timeout;
+
+    PrintStream out = System.out;
+    PrintStream err = System.err;
+
+    @Override
+    public Integer call() throws Exception {
+        Perf.Settings settings;
+        ViClientOptions o;
+        try {
+            settings = settings();
+            int max = Math.max(settings.latSize(), settings.bwSize());
+            o = new ViClientOptions(ViClientOptions.parseHostPort(gateway), discriminator,
+                    ViClientOptions.parseReliability(reliability), flowControl, Sizes.key(key), max, 8, txDepth,
+                    Duration.ofMillis((long) (timeout * 1000)));
+        } catch (IllegalArgumentException e) {
+            err.println("perf: " + e.getMessage());
+            return 2;
+        }
+        List<Perf.Result> viaGateway = null;
+        if (!baselineOnly) {
+            try {
+                viaGateway = Perf.run(o, settings, "through the gateway", out);
+            } catch (io.vibridge.vitcp.provider.ViException e) {
+                err.println("perf: through the gateway " + gateway + ": " + e.code() + " " + e.getMessage());
+                return 1;
+            }
+        }
+        if (baseline || baselineOnly) {
+            int max = Math.max(settings.latSize(), settings.bwSize());
+            try (VitcpPeer peer = VitcpPeer.start(new InetSocketAddress("127.0.0.1", 0), discriminator, TargetMode.ECHO,
+                    64, Math.max(max, 256), 16 << 20, Sizes.key(key))) {
+                List<Perf.Result> direct = Perf.run(o.withRemote(peer.address()), settings,
+                        "baseline: direct to a vitcp peer", out);
+                if (viaGateway != null) {
+                    Perf.printComparison(out, viaGateway, direct);
+                }
+            }
+        }
+        return 0;
+    }
+
+    Perf.Settings settings() {
+        EnumSet<Perf.Test> tests = switch (test.toLowerCase(Locale.ROOT)) {
+            case "all" -> EnumSet.allOf(Perf.Test.class);
+            case "connect" -> EnumSet.of(Perf.Test.CONNECT);
+            case "lat" -> switch (op.toLowerCase(Locale.ROOT)) {
+                case "send" -> EnumSet.of(Perf.Test.SEND_LAT);
+                default -> throw new IllegalArgumentException("latency is measured for --op send only");
+            };
+            case "bw" -> switch (op.toLowerCase(Locale.ROOT)) {
+                case "send" -> EnumSet.of(Perf.Test.SEND_BW);
+                case "write" -> EnumSet.of(Perf.Test.WRITE_BW);
+                case "read" -> EnumSet.of(Perf.Test.READ_BW);
+                default -> throw new IllegalArgumentException("--op must be send, write or read, got '" + op + "'");
+            };
+            default -> throw new IllegalArgumentException("--test must be lat, bw, connect or all, got '" + test + "'");
+        };
+        int s = size == null ? -1 : Sizes.parse(size);
+        return new Perf.Settings(tests, s < 0 ? 8 : s, s < 0 ? 64 * 1024 : s, iters == null ? 10_000 : iters,
+                iters == null ? 5_000 : iters, duration == null ? null : Duration.ofMillis((long) (duration * 1000)),
+                iters == null ? 1_000 : iters, connectThreads);
+    }
+}

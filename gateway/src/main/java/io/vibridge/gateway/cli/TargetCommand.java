@@ -1,0 +1,112 @@
+package io.vibridge.gateway.cli;
+
+import io.vibridge.cm.serviceid.ServiceIdScheme;
+import io.vibridge.gateway.target.TargetConfig;
+import io.vibridge.gateway.target.TargetMode;
+import io.vibridge.gateway.target.TargetService;
+import io.vibridge.gateway.tools.Sizes;
+import java.net.InetAddress;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code vibridge target}: the demo InfiniBand-side service (echo, sink or source) on the verbs SPI. */
+@Command(name = "target", mixinStandardHelpOptions = true,
+        description = "Demo InfiniBand-side service: accepts CM REQs with a Hello, serves echo/sink/source "
+                + "and the VBRG control protocol over one RDMA-readable/writable region.")
+public final class TargetCommand implements Callable<Integer> {
+
+    @Option(names = "--address", defaultValue = "127.0.0.3",
+            description = "Verbs device IP address (soft provider: UDP socket address) (default: ${DEFAULT-VALUE}).")
+    String address;
+
+    @Option(names = "--udp-port", defaultValue = "4791", description = "RoCEv2 UDP port (default: ${DEFAULT-VALUE}).")
+    int udpPort;
+
+    @Option(names = "--provider", description = "Verbs provider: soft or disni (default: automatic).")
+    String provider;
+
+    @Option(names = "--port", defaultValue = "5000",
+            description = "Emulated TCP port P the Service IDs derive from (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--service-id", split = ",",
+            description = "Service ID schemes to listen on: iwarp, sdp, rdma-cm (default: iwarp,sdp).")
+    List<String> serviceIds;
+
+    @Option(names = "--mode", defaultValue = "echo", description = "echo, sink or source (default: ${DEFAULT-VALUE}).")
+    String mode;
+
+    @Option(names = "--receive-buffers", defaultValue = "64",
+            description = "Receives posted per connection (default: ${DEFAULT-VALUE}).")
+    int receiveBuffers;
+
+    @Option(names = "--receive-size", defaultValue = "64KiB",
+            description = "Bytes per receive, raised to the Hello's DesRemRcvSz up to --max-receive-size (default: ${DEFAULT-VALUE}).")
+    String receiveSize;
+
+    @Option(names = "--max-receive-size", defaultValue = "1MiB",
+            description = "Largest receive a Hello may ask for (default: ${DEFAULT-VALUE}).")
+    String maxReceiveSize;
+
+    @Option(names = "--region-size", defaultValue = "16MiB",
+            description = "Region exposed for remote RDMA read/write (default: ${DEFAULT-VALUE}).")
+    String regionSize;
+
+    @Option(names = "--size", defaultValue = "64KiB",
+            description = "Source mode: payload bytes per Send (default: ${DEFAULT-VALUE}).")
+    String sourceSize;
+
+    @Option(names = "--source-depth", defaultValue = "16",
+            description = "Source mode: Sends outstanding (default: ${DEFAULT-VALUE}).")
+    int sourceDepth;
+
+    @Option(names = "--max-connections", defaultValue = "4096",
+            description = "Concurrent connections; more get REJ 28 (default: ${DEFAULT-VALUE}).")
+    int maxConnections;
+
+    @Option(names = "--memory-budget", defaultValue = "2GiB",
+            description = "Receive memory of all connections together (default: ${DEFAULT-VALUE}).")
+    String memoryBudget;
+
+    @Override
+    public Integer call() throws Exception {
+        EnumSet<ServiceIdScheme> schemes = EnumSet.noneOf(ServiceIdScheme.class);
+        if (serviceIds == null || serviceIds.isEmpty()) {
+            schemes.add(ServiceIdScheme.IWARP);
+            schemes.add(ServiceIdScheme.SDP);
+        } else {
+            for (String s : serviceIds) {
+                schemes.add(ServiceIdScheme.fromConfigName(s));
+            }
+        }
+        TargetMode m = TargetMode.valueOf(mode.trim().toUpperCase(java.util.Locale.ROOT));
+        int rs = Sizes.parse(receiveSize);
+        TargetConfig config = new TargetConfig(InetAddress.ofLiteral(address), udpPort, provider, port, schemes, m,
+                receiveBuffers, rs, Math.max(rs, Sizes.parse(maxReceiveSize)), Sizes.parse(regionSize),
+                Sizes.parse(sourceSize), sourceDepth, maxConnections, parseLong(memoryBudget));
+        TargetService service = TargetService.start(config);
+        System.out.printf("target ready on %s: %s, mode %s; region address 0x%x rkey 0x%x length %d%n",
+                address, service.serviceIdsText(), m.name().toLowerCase(java.util.Locale.ROOT),
+                service.region().address(), service.region().rkey(), service.region().length());
+        System.out.flush();
+        CountDownLatch stop = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            service.close();
+            stop.countDown();
+        }, "target-shutdown"));
+        stop.await();
+        return 0;
+    }
+
+    private static long parseLong(String text) {
+        String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+        if (t.endsWith("gib") || t.endsWith("g")) {
+            return Long.parseLong(t.replaceAll("[a-z]", "")) << 30;
+        }
+        return Sizes.parse(text);
+    }
+}

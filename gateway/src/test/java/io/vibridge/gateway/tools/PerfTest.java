@@ -1,0 +1,92 @@
+package io.vibridge.gateway.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vibridge.gateway.cli.PerfCommand;
+import io.vibridge.gateway.target.TargetMode;
+import io.vibridge.vitcp.wire.ReliabilityLevel;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** perf with tiny iteration counts against an in-process vitcp peer: well-formed output, checked transfers. */
+class PerfTest {
+    static VitcpPeer peer;
+
+    @BeforeAll
+    static void start() throws Exception {
+        peer = VitcpPeer.start(new InetSocketAddress("127.0.0.1", 0), "demo", TargetMode.ECHO, 16, 65536, 1 << 20, null);
+    }
+
+    @AfterAll
+    static void stop() {
+        peer.close();
+    }
+
+    @Test
+    void everyTest_runsAndPrintsPerftestColumns() throws Exception {
+        ViClientOptions o = new ViClientOptions(peer.address(), "demo", ReliabilityLevel.RELIABLE_RECEPTION, true, null,
+                65536, 8, 4, Duration.ofSeconds(30));
+        Perf.Settings s = new Perf.Settings(EnumSet.allOf(Perf.Test.class), 8, 65536, 50, 40, null, 20, 2);
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        List<Perf.Result> rs = Perf.run(o, s, "test", new PrintStream(buf, true, StandardCharsets.UTF_8));
+        String out = buf.toString(StandardCharsets.UTF_8);
+        assertThat(rs).extracting(Perf.Result::test).containsExactly(Perf.Test.values());
+        for (Perf.Result r : rs) {
+            assertThat(r.headline()).as(r.toString()).isPositive();
+        }
+        assertThat(rs.get(0).iterations()).isEqualTo(50);
+        assertThat(rs.get(0).tMin()).isLessThanOrEqualTo(rs.get(0).tTypical());
+        assertThat(rs.get(0).tTypical()).isLessThanOrEqualTo(rs.get(0).tP99());
+        assertThat(rs.get(1).iterations()).isEqualTo(40);
+        assertThat(rs.get(4).iterations()).isEqualTo(20);
+        assertThat(out).contains("Send Latency Test", "Send BW Test", "RDMA Write BW Test", "RDMA Read BW Test",
+                "Connection Setup Test", " #bytes #iterations    t_min[usec]    t_typical[usec]",
+                " #bytes     #iterations    BW average[MiB/sec]    MsgRate[Mpps]", "rate[conn/sec]");
+        assertThat(out.lines().filter(l -> l.startsWith(" 65536      40 "))).hasSize(3);
+
+        ByteArrayOutputStream cmp = new ByteArrayOutputStream();
+        Perf.printComparison(new PrintStream(cmp, true, StandardCharsets.UTF_8), rs, rs);
+        assertThat(cmp.toString(StandardCharsets.UTF_8)).contains("Send BW 65536 B").contains("1.00  (target >= 0.50: met)");
+    }
+
+    @Test
+    void durationMode_andCommandLineBaselineOnly() {
+        PrintStream saved = System.out;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        int code;
+        try {
+            System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+            code = new CommandLine(new PerfCommand()).execute("--baseline-only", "--test", "bw", "--op", "write",
+                    "-D", "0.2", "-s", "4096");
+        } finally {
+            System.setOut(saved);
+        }
+        String out = buf.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(out).isZero();
+        assertThat(out).contains("RDMA Write BW Test (VI/TCP, baseline: direct to a vitcp peer)")
+                .containsPattern("\n 4096 +[0-9]+ +[0-9.]+ +[0-9.]+\n");
+    }
+
+    @Test
+    void badOptions_exitCode2() {
+        PrintStream saved = System.err;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        try {
+            System.setErr(new PrintStream(buf, true, StandardCharsets.UTF_8));
+            assertThat(new CommandLine(new PerfCommand()).execute("--test", "lat", "--op", "write")).isEqualTo(2);
+            assertThat(new CommandLine(new PerfCommand()).execute("--test", "nope")).isEqualTo(2);
+        } finally {
+            System.setErr(saved);
+        }
+        assertThat(buf.toString(StandardCharsets.UTF_8)).contains("latency is measured for --op send only");
+    }
+}
