@@ -13,6 +13,9 @@ import picocli.CommandLine.Command;
         subcommands = {
                 GatewayCommand.class,
                 HealthcheckCommand.class,
+                TargetCommand.class,
+                PingCommand.class,
+                PerfCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {
