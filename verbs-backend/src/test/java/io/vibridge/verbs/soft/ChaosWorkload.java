@@ -209,12 +209,18 @@ final class ChaosWorkload {
 
     static String run(VerbsDevice dev, InetAddress server, long sid, long seed, int count, Runnable afterConnect)
             throws InterruptedException {
+        return run(dev, server, sid, seed, count, 4096, afterConnect);
+    }
+
+    static String run(VerbsDevice dev, InetAddress server, long sid, long seed, int count, int mtu,
+                      Runnable afterConnect) throws InterruptedException {
         ProtectionDomain pd = dev.allocateProtectionDomain();
         CompletionQueue cq = dev.createCompletionQueue(4 * DEPTH);
         QueuePair qp = pd.createQueuePair(new QpInitAttributes(cq, cq, DEPTH, 4));
         MemoryRegion local = pd.registerMemory(ByteBuffer.allocateDirect(DEPTH * MAX), EnumSet.of(Access.LOCAL_WRITE));
         BlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
-        ConnectParams p = ConnectParams.defaults(server, sid, null).withTimeouts(13, 14, 15).withMinRnrTimer(1);
+        ConnectParams p = ConnectParams.defaults(server, sid, null).withTimeouts(13, 14, 15).withMinRnrTimer(1)
+                .withPathMtu(mtu);
         var id = dev.connectionManager().connect(p, qp, events::add, null);
         CmEvent e = events.poll(60, TimeUnit.SECONDS);
         if (!(e instanceof CmEvent.Established est)) {

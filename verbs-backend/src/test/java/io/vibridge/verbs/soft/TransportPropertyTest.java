@@ -1,0 +1,49 @@
+package io.vibridge.verbs.soft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vibridge.verbs.VerbsDevice;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.DoubleRange;
+import net.jqwik.api.constraints.IntRange;
+
+/** The mixed workload under random path MTUs, fault rates and seeds: always exactly once, in order. */
+class TransportPropertyTest {
+    @Property(tries = 6, seed = "4791")
+    void exactlyOnceInOrderWhateverTheFaults(@ForAll @IntRange(min = 1, max = 5) int mtuCode,
+                                             @ForAll @DoubleRange(min = 0, max = 0.15) double drop,
+                                             @ForAll @DoubleRange(min = 0, max = 0.05) double dup,
+                                             @ForAll @DoubleRange(min = 0, max = 0.05) double reorder,
+                                             @ForAll long seed) throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        VerbsDevice server = Connected.open("127.0.0.28");
+        VerbsDevice client = Connected.open("127.0.0.29");
+        try {
+            CountDownLatch listening = new CountDownLatch(1);
+            CompletableFuture<String> served = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return ChaosWorkload.serve(server, seed, 250, listening::countDown);
+                } catch (InterruptedException e) {
+                    return "interrupted";
+                }
+            }, pool);
+            assertThat(listening.await(30, TimeUnit.SECONDS)).isTrue();
+            String result = ChaosWorkload.run(client, server.address(), ChaosWorkload.SID, seed, 250, 128 << mtuCode, () -> {
+                ((SoftDevice) client).setFaults(new FaultConfig(drop, dup, reorder, 0.002, seed));
+                ((SoftDevice) server).setFaults(new FaultConfig(drop, dup, reorder, 0.002, ~seed));
+            });
+            assertThat(result).isNull();
+            assertThat(served.get(5, TimeUnit.MINUTES)).isNull();
+        } finally {
+            pool.shutdownNow();
+            client.close();
+            server.close();
+        }
+    }
+}
