@@ -390,6 +390,11 @@ public final class SoftDevice implements VerbsDevice {
             counters.malformedDrops.increment();
             return;
         }
+        if ((pkt.getShort(2) & 0x7FFF) != 0x7FFF) {
+            // §1.6: the P_Key must match our only key, 0xFFFF (low 15 bits equal)
+            counters.malformedDrops.increment();
+            return;
+        }
         int destQp = pkt.getInt(4) & 0xFFFFFF;
         if (opcode == 0x64) {                               // UD SEND Only: CM MADs to QP1 (§5.1)
             if (destQp == 1) {
