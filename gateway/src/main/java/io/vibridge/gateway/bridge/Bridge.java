@@ -169,6 +169,8 @@ public final class Bridge implements ConnectionPeer {
     private boolean gateWriteImm;
     private int gateImmData;
     private boolean paused;
+    private int creditsUsed;
+    private int creditsGranted;
     private byte[] capture;
     private int captureLen;
 
@@ -355,6 +357,19 @@ public final class Bridge implements ConnectionPeer {
                 gateImmData = segHdr.getInt(8);
             }
         }
+        if (engine.negotiated() != null && engine.negotiated().flowControl()) {
+            // VITCP-PROFILE §6: with descriptor flow control a Send (or RDMA Write with immediate) needs a credit
+            boolean consumes = (dataOffset == 0 && (type == 0 || type == 9))
+                    || ((type == 1 || type == 10) && (flags & 3) == 3);
+            if (consumes && ++creditsUsed - creditsGranted > 0) {
+                hostile("credit abuse: message " + Integer.toUnsignedString(segHdr.getInt(12))
+                        + " sent without a receive credit");
+                return true;
+            }
+        }
+        if (needsSlot && (type == 2 || type == 11) && readCount >= engine.negotiated().localReadWindow()) {
+            return true; // over the read window: the engine refuses it (IS 7) and the connection ends
+        }
         if (!needsSlot || reserved >= 0) {
             return true;
         }
@@ -369,6 +384,14 @@ public final class Bridge implements ConnectionPeer {
         }
         reserved = freeStack[--freeTop];
         return true;
+    }
+
+    /** A hostile or broken client: logged, disconnected without affecting anything else. */
+    private void hostile(String why) {
+        closeReason = why;
+        log.warn("conn {} {}:{} disconnected: {}", id, clientAddress.getHostAddress(), clientPort, why);
+        inBuf = null;
+        forceClose();
     }
 
     private void pauseInput() {
@@ -672,6 +695,7 @@ public final class Bridge implements ConnectionPeer {
         ConnectSecurity security = signer == null ? null : new SignerSecurity(signer);
         LocalEndpoint ep = new LocalEndpoint(attrs, req.called(), mtu, window, ThreadLocalRandom.current().nextInt(),
                 config.vi().segmentSize(), config.vi().creditThreshold(), security);
+        creditsGranted = clientSlots;
         if (!engine.accept(ep, clientSlots)) {
             fabric.metrics.rejected(RejectReason.ATTRIBUTES);
             ibDisconnect();
@@ -695,8 +719,9 @@ public final class Bridge implements ConnectionPeer {
     public void connectFailed(ViConnection connection, ConnectFailure failure, int isCode) {
         cancelIncomingTimer();
         if (failure != ConnectFailure.REJECTED && failure != ConnectFailure.NO_MATCH) {
-            log.info("conn {} {}:{} connection setup failed: {}{}", id, clientAddress.getHostAddress(), clientPort,
-                    failure, failure == ConnectFailure.PROTOCOL ? " (" + connection.lastProtocolError() + ")" : "");
+            context.runOnContext(v -> log.info("conn {} {}:{} connection setup failed: {}{}", id,
+                    clientAddress.getHostAddress(), clientPort, failure,
+                    failure == ConnectFailure.PROTOCOL ? " (" + connection.lastProtocolError() + ")" : ""));
             if (failure == ConnectFailure.PROTOCOL || failure == ConnectFailure.TIMEOUT) {
                 fabric.metrics.rejected(RejectReason.PROTOCOL);
             }
@@ -827,8 +852,17 @@ public final class Bridge implements ConnectionPeer {
 
     @Override
     public void broken(ViConnection connection, BreakCause cause, int viErrorType, int isCode) {
+        if (cause == BreakCause.PROTOCOL_ERROR) {
+            // the engine records the reason just after this callback: log it on the next turn
+            context.runOnContext(v -> {
+                closeReason = "protocol error: " + connection.lastProtocolError();
+                log.warn("conn {} {}:{} disconnected: {}", id, clientAddress.getHostAddress(), clientPort, closeReason);
+            });
+            beginDrain();
+            return;
+        }
         String why = switch (cause) {
-            case PROTOCOL_ERROR -> "protocol error: " + connection.lastProtocolError();
+            case PROTOCOL_ERROR -> "protocol error";
             case TRANSPORT_CLOSED -> "client closed TCP";
             case LOCAL_DISCONNECT -> "gateway disconnect";
             case LOCAL_RECEIVE_ERROR -> "receive error IS " + isCode;
@@ -837,7 +871,7 @@ public final class Bridge implements ConnectionPeer {
         if (closeReason == null) {
             closeReason = why;
         }
-        if (cause == BreakCause.PROTOCOL_ERROR) {
+        if (cause == BreakCause.PROTOCOL_ERROR || cause == BreakCause.LOCAL_RECEIVE_ERROR) {
             log.warn("conn {} {}:{} disconnected: {}", id, clientAddress.getHostAddress(), clientPort, why);
         } else {
             log.info("conn {} VI connection ended: {}", id, why);
@@ -960,6 +994,7 @@ public final class Bridge implements ConnectionPeer {
         freeStack[freeTop++] = l;
         if (wasSend && engine.state() == ViConnection.State.CONNECTED) {
             engine.receivePosted(); // the client's credit comes back (VITCP-PROFILE §6)
+            creditsGranted++;
         }
         checkDrained();
         slotFreed();
