@@ -327,7 +327,9 @@ public final class ViNic implements AutoCloseable {
                 timer.schedule(() -> l.tick(System.nanoTime()), ViConnection.INCOMING_TIMEOUT_NANOS + 1_000_000,
                         TimeUnit.NANOSECONDS);
             } catch (IOException | RuntimeException e) {
-                log.warn("could not set up incoming connection", e);
+                if (!closed) {
+                    log.warn("could not set up incoming connection", e);
+                }
                 try {
                     ch.close();
                 } catch (IOException ignored) {

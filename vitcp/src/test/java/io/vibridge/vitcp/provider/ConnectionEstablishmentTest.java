@@ -42,7 +42,7 @@ class ConnectionEstablishmentTest {
                 } catch (InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
-            });
+            }, Fixture.OWN_THREAD);
             assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.server.address(SERVER), T))
                     .isInstanceOfSatisfying(ViException.class, e -> {
                         assertThat(e.code()).isEqualTo(ViException.Code.REJECT);
@@ -89,7 +89,7 @@ class ConnectionEstablishmentTest {
                 } catch (InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
-            });
+            }, Fixture.OWN_THREAD);
             assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.server.address(SERVER), T))
                     .isInstanceOfSatisfying(ViException.class, e -> {
                         assertThat(e.code()).isEqualTo(ViException.Code.REJECT);

@@ -14,6 +14,9 @@ final class Fixture implements AutoCloseable {
     static final Discriminator SERVER = Discriminator.ofUtf8("server");
     static final Discriminator CLIENT = Discriminator.ofUtf8("client");
 
+    /** Each task on its own thread (the common pool may have a single worker on a small machine). */
+    static final java.util.concurrent.Executor OWN_THREAD = r -> Thread.ofVirtual().start(r);
+
     final ViNic server;
     final ViNic client;
     final ProtectionTag serverTag;
@@ -71,7 +74,7 @@ final class Fixture implements AutoCloseable {
                 } catch (InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
-            }, r -> Thread.ofVirtual().start(r));
+            }, OWN_THREAD);
             clientVi.connectRequest(CLIENT, server.address(SERVER), T);
             accepted.get(T.toSeconds(), TimeUnit.SECONDS);
         }

@@ -1,0 +1,151 @@
+package io.vibridge.vitcp.provider;
+
+import io.vibridge.vitcp.wire.ConnectAccept;
+import io.vibridge.vitcp.wire.ConnectRequest;
+import io.vibridge.vitcp.wire.ConnectionAttributes;
+import io.vibridge.vitcp.wire.ConnectionHeader;
+import io.vibridge.vitcp.wire.ControlSegment;
+import io.vibridge.vitcp.wire.Discriminator;
+import io.vibridge.vitcp.wire.RdmaHeader;
+import io.vibridge.vitcp.wire.ReliabilityLevel;
+import io.vibridge.vitcp.wire.SegmentHeader;
+import io.vibridge.vitcp.wire.SegmentType;
+import io.vibridge.vitcp.wire.SegmentView;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+
+/**
+ * A hand-driven VI/TCP peer over a plain socket, speaking the profile with the wire codecs: it lets
+ * tests misbehave (over-run the read window, reset TCP mid-message) and watch the exact segments.
+ */
+final class RawPeer implements AutoCloseable {
+    final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+    int nextMessage = 1000;
+    int peerImn;
+
+    RawPeer(Socket s) throws IOException {
+        this.socket = s;
+        s.setTcpNoDelay(true);
+        s.setSoTimeout(20_000); // tests never hang on a silent peer
+        this.in = new DataInputStream(s.getInputStream());
+        this.out = s.getOutputStream();
+    }
+
+    static RawPeer connect(InetSocketAddress to) throws IOException {
+        return new RawPeer(new Socket(to.getAddress(), to.getPort()));
+    }
+
+    /** Connects with a small receive buffer, so that the peer's writes block while we do not read. */
+    static RawPeer connectSlow(InetSocketAddress to) throws IOException {
+        Socket s = new Socket();
+        s.setReceiveBufferSize(4096);
+        s.connect(to);
+        return new RawPeer(s);
+    }
+
+    static RawPeer accept(ServerSocket server) throws IOException {
+        return new RawPeer(server.accept());
+    }
+
+    static ConnectionHeader ce(ReliabilityLevel level, long mtu, int window, Discriminator calling, Discriminator called) {
+        return ConnectionHeader.unsigned(ConnectionAttributes.of(level, true, level != ReliabilityLevel.UNRELIABLE_DELIVERY,
+                false, false, false), calling, mtu, window, called);
+    }
+
+    void sendControl(ControlSegment c) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(c.encodedLength());
+        c.encode(b, 0);
+        out.write(b.array());
+        out.flush();
+    }
+
+    /** Connect Request; returns the answer. */
+    ControlSegment request(ConnectionHeader h, int rxPosted) throws IOException {
+        sendControl(new ConnectRequest(nextMessage, rxPosted, h));
+        ControlSegment c = ControlSegment.decode(read().buffer(), 0, lastLength);
+        if (c instanceof ConnectAccept a) {
+            peerImn = a.initialMessageNumber();
+        }
+        return c;
+    }
+
+    /** Passive: reads a Connect Request and accepts it. */
+    ConnectRequest acceptRequest(ConnectionHeader h, int rxPosted) throws IOException {
+        ConnectRequest cr = (ConnectRequest) ControlSegment.decode(read().buffer(), 0, lastLength);
+        peerImn = cr.initialMessageNumber();
+        int ack = ConnectAccept.messageAckFor(h.attributes().reliability(), peerImn);
+        sendControl(new ConnectAccept(nextMessage, ack, rxPosted, h));
+        return cr;
+    }
+
+    private int lastLength;
+
+    /** Reads one whole segment. */
+    SegmentView read() throws IOException {
+        byte[] head = new byte[4];
+        in.readFully(head);
+        int len = ((head[2] & 0xFF) << 8) | (head[3] & 0xFF);
+        byte[] all = new byte[len];
+        System.arraycopy(head, 0, all, 0, 4);
+        in.readFully(all, 4, len - 4);
+        lastLength = len;
+        return new SegmentView().wrap(ByteBuffer.wrap(all), 0, len);
+    }
+
+    /** Reads one segment, or null if none arrives within {@code millis}. */
+    SegmentView readWithin(int millis) throws IOException {
+        socket.setSoTimeout(millis);
+        try {
+            return read();
+        } catch (SocketTimeoutException e) {
+            return null;
+        } finally {
+            socket.setSoTimeout(20_000);
+        }
+    }
+
+    byte[] segment(SegmentType type, int flags, long dataOffset, int msg, int ack, int rx, byte[] rdma, byte[] payload) {
+        int len = SegmentHeader.LENGTH + (rdma == null ? 0 : rdma.length) + payload.length;
+        ByteBuffer b = ByteBuffer.allocate(len);
+        SegmentHeader.write(b, 0, type, flags, len, dataOffset, 0, msg, ack, rx, 0, 0);
+        int p = SegmentHeader.LENGTH;
+        if (rdma != null) {
+            b.put(p, rdma);
+            p += rdma.length;
+        }
+        b.put(p, payload);
+        return b.array();
+    }
+
+    static byte[] rdma(long address, int handle, long length) {
+        ByteBuffer b = ByteBuffer.allocate(RdmaHeader.LENGTH);
+        RdmaHeader.write(b, 0, address, handle, length);
+        return b.array();
+    }
+
+    void write(byte[]... segments) throws IOException {
+        for (byte[] s : segments) {
+            out.write(s);
+        }
+        out.flush();
+    }
+
+    /** Fault injection: SO_LINGER 0 close sends a TCP reset. */
+    void reset() throws IOException {
+        socket.setSoLinger(true, 0);
+        socket.close();
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
