@@ -42,7 +42,7 @@ class VerbsProviderTest {
 
     @Test
     void aSecondDeviceOnTheSameAddressFailsClearly() {
-        try (VerbsDevice d = Verbs.open(DeviceConfig.of("127.0.0.20").withProvider("soft"))) {
+        try (VerbsDevice _ = Verbs.open(DeviceConfig.of("127.0.0.20").withProvider("soft"))) {
             assertThatThrownBy(() -> Verbs.open(DeviceConfig.of("127.0.0.20").withProvider("soft")))
                     .isInstanceOf(VerbsException.class).hasMessageContaining("cannot bind UDP 127.0.0.20:4791");
         }

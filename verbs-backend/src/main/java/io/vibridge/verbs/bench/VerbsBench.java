@@ -149,7 +149,7 @@ public final class VerbsBench implements Callable<Integer> {
             udpThread.setDaemon(true);
             udpThread.start();
             BlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
-            try (var l = dev.connectionManager().listen(SID, events::add, null)) {
+            try (var _ = dev.connectionManager().listen(SID, events::add, null)) {
                 System.out.println("READY");
                 System.out.flush();
                 CmEvent.ConnectRequest req = (CmEvent.ConnectRequest) events.take();

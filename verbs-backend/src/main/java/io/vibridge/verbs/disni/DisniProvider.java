@@ -25,6 +25,7 @@ public final class DisniProvider implements VerbsProvider {
     }
 
     /** Loads libdisni once; null when loaded, else the reason. */
+    @SuppressWarnings("restricted")
     static synchronized String loadNative() {
         if (loaded) {
             return null;

@@ -120,7 +120,7 @@ final class ChaosWorkload {
             qp.postRecv(rwr.set(i, recv, i * MAX, MAX));
         }
         BlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
-        try (var l = dev.connectionManager().listen(sid, events::add, null)) {
+        try (var _ = dev.connectionManager().listen(sid, events::add, null)) {
             onListening.run();
             CmEvent.ConnectRequest req = (CmEvent.ConnectRequest) events.poll(60, TimeUnit.SECONDS);
             if (req == null) {

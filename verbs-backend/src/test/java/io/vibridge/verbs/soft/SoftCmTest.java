@@ -55,7 +55,7 @@ class SoftCmTest {
 
     @Test
     void consumerRejectCarriesPrivateData() throws Exception {
-        try (var l = b.connectionManager().listen(Connected.SID, eb::add, null)) {
+        try (var _ = b.connectionManager().listen(Connected.SID, eb::add, null)) {
             byte[] hello = new byte[92];
             Arrays.fill(hello, (byte) 0x5A);
             a.connectionManager().connect(Connected.params(b, hello), qp(a), ea::add, null);
@@ -85,7 +85,7 @@ class SoftCmTest {
     void connectionSetupAndTeardownSurviveHeavyLoss() throws Exception {
         ((SoftDevice) a).setFaults(new FaultConfig(0.4, 0.2, 0.1, 0.05, 11));
         ((SoftDevice) b).setFaults(new FaultConfig(0.4, 0.2, 0.1, 0.05, 12));
-        try (var l = b.connectionManager().listen(Connected.SID, eb::add, null)) {
+        try (var _ = b.connectionManager().listen(Connected.SID, eb::add, null)) {
             QueuePair qa = qp(a);
             QueuePair qb = qp(b);
             var id = a.connectionManager().connect(Connected.params(b, new byte[] {7}).withTimeouts(14, 12, 15),
@@ -112,7 +112,7 @@ class SoftCmTest {
 
     @Test
     void listeningTwiceOnOneServiceIdFails() {
-        try (var l = b.connectionManager().listen(5, eb::add, null)) {
+        try (var _ = b.connectionManager().listen(5, eb::add, null)) {
             assertThatThrownBy(() -> b.connectionManager().listen(5, eb::add, null))
                     .hasMessageContaining("already");
         }
@@ -120,7 +120,7 @@ class SoftCmTest {
 
     @Test
     void qpFlushesOnDisconnect() throws Exception {
-        try (var l = b.connectionManager().listen(Connected.SID, eb::add, null)) {
+        try (var _ = b.connectionManager().listen(Connected.SID, eb::add, null)) {
             var pd = a.allocateProtectionDomain();
             var cq = a.createCompletionQueue(16);
             QueuePair qa = pd.createQueuePair(QpInitAttributes.of(cq, 8));
