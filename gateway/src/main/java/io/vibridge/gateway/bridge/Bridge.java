@@ -427,6 +427,10 @@ public final class Bridge implements ConnectionPeer {
         if (socketClosed) {
             return;
         }
+        if (socket.writeQueueFull()) {
+            socket.drainHandler(v -> pump()); // bounded TCP write queue: produce again once it drained
+            return;
+        }
         ByteBuf out = null;
         try {
             while (engine.hasOutput()) {

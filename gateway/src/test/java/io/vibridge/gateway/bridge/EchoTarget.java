@@ -50,6 +50,9 @@ final class EchoTarget implements AutoCloseable {
     final int bufs;
     final int recvSize;
     volatile boolean reject;
+    /** Flood mode: after the connection is up, SEND 64 KiB messages (FlowC 1) without end. */
+    volatile boolean flood;
+    final AtomicLong flooded = new AtomicLong();
     final AtomicLong received = new AtomicLong();
     final AtomicLong writesWithImm = new AtomicLong();
     final AtomicInteger connections = new AtomicInteger();
@@ -85,6 +88,14 @@ final class EchoTarget implements AutoCloseable {
                 conns.put(req.id().localCommId(), c);
                 req.id().accept(c.qp, AcceptParams.defaults(HelloReply.of(bufs, recvSize).toBytes()));
                 connections.incrementAndGet();
+            }
+            case CmEvent.Established est -> {
+                Conn c = conns.get(est.id().localCommId());
+                if (c != null && flood) {
+                    for (int i = 0; i < 4; i++) {
+                        c.floodOne();
+                    }
+                }
             }
             case CmEvent.Disconnected d -> {
                 disconnects.incrementAndGet();
@@ -141,6 +152,16 @@ final class EchoTarget implements AutoCloseable {
             cq.requestNotify(false);
         }
 
+        static final int FLOOD = -2;
+
+        void floodOne() {
+            if (qp.state() != io.vibridge.verbs.QpState.RTS) {
+                return;
+            }
+            swr.set(FLOOD, WrOpcode.SEND, mr, 0, Math.min(65536, recvSize)).signaled(true);
+            qp.postSend(swr);
+        }
+
         void post(int slot) {
             rwr.set(slot, mr, slot * recvSize, recvSize);
             qp.postRecv(rwr);
@@ -167,6 +188,11 @@ final class EchoTarget implements AutoCloseable {
                 return;
             }
             int slot = (int) wc.wrId;
+            if (wc.opcode == WcOpcode.SEND && slot == FLOOD) {
+                flooded.incrementAndGet();
+                floodOne();
+                return;
+            }
             if (wc.opcode == WcOpcode.SEND) {
                 if (slot >= 0) {
                     post(slot); // echo done: the slot receives again

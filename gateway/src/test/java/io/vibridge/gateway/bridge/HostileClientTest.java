@@ -65,17 +65,23 @@ class HostileClientTest {
         int msg = 1000;
         int credits;
         int readWindow;
+        String called = "echo";
 
         Raw() throws IOException {
             ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", gateway.port()));
         }
 
         Raw connect() throws IOException {
+            return connect(0);
+        }
+
+        /** Connects announcing {@code rxPosted} receive descriptors (credits for the gateway's Sends). */
+        Raw connect(int rxPosted) throws IOException {
             ConnectionHeader h = ConnectionHeader.unsigned(
                     ConnectionAttributes.of(ReliabilityLevel.RELIABLE_DELIVERY, true, true, true, false, false),
-                    Discriminator.ofUtf8("raw"), 65536, 4, Discriminator.ofUtf8("echo"));
+                    Discriminator.ofUtf8("raw"), 65536, 4, Discriminator.ofUtf8(called));
             ByteBuffer b = ByteBuffer.allocate(512);
-            int n = new ConnectRequest(1000, 0, 0, h).encode(b, 0);
+            int n = new ConnectRequest(1000, 0, rxPosted, h).encode(b, 0);
             b.limit(n);
             write(b);
             ByteBuffer accept = readSegment();

@@ -1,0 +1,51 @@
+package io.vibridge.gateway.bridge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.PooledByteBufAllocator;
+import io.vibridge.gateway.server.GatewayServer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A client that stops reading while the target floods it: the target is pushed back (its SENDs
+ * stall in RNR retry once the gateway's receive slots wait for the client), and the gateway's
+ * buffering stays within its configured cap: the connection's staging reservation plus the bounded
+ * TCP write queue.
+ */
+class SlowReaderTest {
+
+    @Test
+    void bufferingStaysBoundedWhileTheClientDoesNotRead() throws Exception {
+        try (EchoTarget target = new EchoTarget("127.0.0.71", 5000, 4, 65536);
+                GatewayServer g = GatewayServer.start(TestSupport.config("127.0.0.72",
+                        TestSupport.route("flood", "127.0.0.71", 5000, 1, 4), ""))) {
+            target.flood = true;
+            HostileClientTest.gateway = g;
+            long nettyBefore = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
+            try (HostileClientTest.Raw r = new HostileClientTest.Raw()) {
+                r.called = "flood";
+                r.connect(30000); // plenty of receives announced, but the client never reads its socket
+                // wait until the flood stops moving: backpressure reached the target
+                long last = -1;
+                int stable = 0;
+                long end = System.nanoTime() + TestSupport.T.toNanos();
+                while (stable < 10 && System.nanoTime() < end) {
+                    Thread.sleep(200);
+                    long now = target.flooded.get();
+                    stable = now == last ? stable + 1 : 0;
+                    last = now;
+                }
+                assertThat(stable).as("the target's flood stopped").isGreaterThanOrEqualTo(10);
+                Bridge b = g.fabric().bridges().iterator().next();
+                assertThat(b.bufferedBytes()).isLessThanOrEqualTo(b.reservedBytes());
+                assertThat(b.reservedBytes()).isLessThanOrEqualTo(g.fabric().config().limits().bufferPerConnection());
+                long netty = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory() - nettyBefore;
+                // Vert.x write queue (64 KiB high-water mark) + one output batch + pool chunk granularity
+                assertThat(netty).isLessThanOrEqualTo(16L << 20);
+                assertThat(target.flooded.get()).as("TCP buffers filled before the flood stopped").isGreaterThan(8);
+            }
+        } finally {
+            HostileClientTest.gateway = null;
+        }
+    }
+}
