@@ -184,6 +184,21 @@ public final class Descriptor {
         return segCount;
     }
 
+    /** Data segment {@code i}: local virtual address. */
+    public long segmentAddress(int i) {
+        return segAddr[i];
+    }
+
+    /** Data segment {@code i}: memory handle. */
+    public int segmentHandle(int i) {
+        return segHandle[i];
+    }
+
+    /** Data segment {@code i}: length. */
+    public int segmentLength(int i) {
+        return segLen[i];
+    }
+
     public long remoteAddress() {
         return remoteAddress;
     }

@@ -1,0 +1,225 @@
+package io.vibridge.vitcp.cli;
+
+import io.vibridge.vitcp.engine.Status;
+import io.vibridge.vitcp.provider.ConnectListener;
+import io.vibridge.vitcp.provider.Descriptor;
+import io.vibridge.vitcp.provider.IncomingConnection;
+import io.vibridge.vitcp.provider.MemoryAttributes;
+import io.vibridge.vitcp.provider.MemoryRegion;
+import io.vibridge.vitcp.provider.NicConfig;
+import io.vibridge.vitcp.provider.ProtectionTag;
+import io.vibridge.vitcp.provider.Vi;
+import io.vibridge.vitcp.provider.ViAttributes;
+import io.vibridge.vitcp.provider.ViException;
+import io.vibridge.vitcp.provider.ViNic;
+import io.vibridge.vitcp.provider.ViState;
+import io.vibridge.vitcp.wire.Discriminator;
+import io.vibridge.vitcp.wire.ReliabilityLevel;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * A passive VI/TCP echo endpoint: listens on one port and discriminator at a chosen reliability
+ * level, echoes every Send back as a Send (immediate data included), and exposes one registered
+ * region with RDMA Read and Write enabled whose address and handle it prints.
+ */
+@Command(name = "vitcp-echo", mixinStandardHelpOptions = true,
+        description = "Passive VI/TCP (profile 1) echo endpoint with one RDMA-enabled region.")
+public final class EchoCommand implements Callable<Integer> {
+
+    @Option(names = "--bind", description = "Address to listen on (default ${DEFAULT-VALUE}).", defaultValue = "127.0.0.1")
+    String bind;
+
+    @Option(names = "--port", description = "TCP port (default ${DEFAULT-VALUE}; 0 = any).", defaultValue = "7470")
+    int port;
+
+    @Option(names = "--discriminator", description = "Called discriminator to answer, UTF-8 (default ${DEFAULT-VALUE}).",
+            defaultValue = "echo")
+    String discriminator;
+
+    @Option(names = "--reliability", description = "UNRELIABLE_DELIVERY, RELIABLE_DELIVERY or RELIABLE_RECEPTION "
+            + "(or 0, 1, 2; default ${DEFAULT-VALUE}).", defaultValue = "RELIABLE_DELIVERY")
+    String reliability;
+
+    @Option(names = "--flow-control", description = "Ask for descriptor flow control.")
+    boolean flowControl;
+
+    @Option(names = "--region-size", description = "Bytes of the RDMA region (default ${DEFAULT-VALUE}).",
+            defaultValue = "1048576")
+    int regionSize;
+
+    @Option(names = "--mtu", description = "Largest message (default ${DEFAULT-VALUE}).", defaultValue = "1048576")
+    int mtu;
+
+    @Option(names = "--receives", description = "Receive descriptors posted per connection (default ${DEFAULT-VALUE}).",
+            defaultValue = "16")
+    int receives;
+
+    @Option(names = "--read-window", description = "Inbound RDMA Reads held per connection (default ${DEFAULT-VALUE}).",
+            defaultValue = "4")
+    int readWindow;
+
+    @Option(names = "--key", description = "Shared HMAC-SHA256 key (Security Type 1): UTF-8 text, or hex after 'hex:'.")
+    String key;
+
+    private final PrintStream out;
+
+    public EchoCommand() {
+        this(System.out);
+    }
+
+    EchoCommand(PrintStream out) {
+        this.out = out;
+    }
+
+    private volatile ViNic nic;
+    private volatile MemoryRegion region;
+
+    static ReliabilityLevel parseLevel(String s) {
+        return switch (s.trim().toUpperCase(java.util.Locale.ROOT)) {
+            case "0", "UNRELIABLE", "UNRELIABLE_DELIVERY" -> ReliabilityLevel.UNRELIABLE_DELIVERY;
+            case "1", "RELIABLE_DELIVERY" -> ReliabilityLevel.RELIABLE_DELIVERY;
+            case "2", "RELIABLE_RECEPTION" -> ReliabilityLevel.RELIABLE_RECEPTION;
+            default -> throw new CommandLine.ParameterException(new CommandLine(new EchoCommand()),
+                    "unknown reliability level " + s);
+        };
+    }
+
+    static byte[] parseKey(String k) {
+        if (k == null) {
+            return null;
+        }
+        return k.startsWith("hex:") ? HexFormat.of().parseHex(k.substring(4)) : k.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        start();
+        serve();
+        return 0;
+    }
+
+    /** Opens the NIC and the region, prints where to reach them; returns the listener. */
+    ConnectListener start() throws Exception {
+        ReliabilityLevel level = parseLevel(reliability);
+        NicConfig cfg = NicConfig.loopback().withName("echo")
+                .withListen(new InetSocketAddress(InetAddress.getByName(bind), port)).withKey(parseKey(key));
+        nic = ViNic.open(cfg);
+        ptag = nic.createPtag();
+        region = nic.registerMemory(ByteBuffer.allocateDirect(regionSize), new MemoryAttributes(ptag, true, true));
+        attributes = new ViAttributes(level, mtu, ptag, true, level != ReliabilityLevel.UNRELIABLE_DELIVERY, flowControl,
+                level != ReliabilityLevel.UNRELIABLE_DELIVERY ? readWindow : 0);
+        listener = nic.listen(Discriminator.ofUtf8(discriminator));
+        InetSocketAddress at = nic.localAddress();
+        out.printf("vitcp echo listening on %s:%d discriminator \"%s\" reliability %s flow-control %s security %s%n",
+                at.getAddress().getHostAddress(), at.getPort(), discriminator, level, flowControl ? "on" : "off",
+                key == null ? "none" : "HMAC-SHA256");
+        out.printf("region address=0x%016x handle=0x%08x length=%d rdma-read=on rdma-write=on%n", region.address(),
+                region.handle(), region.length());
+        out.flush();
+        return listener;
+    }
+
+    private ProtectionTag ptag;
+    private ViAttributes attributes;
+    private ConnectListener listener;
+
+    ViNic nic() {
+        return nic;
+    }
+
+    MemoryRegion region() {
+        return region;
+    }
+
+    void serve() throws InterruptedException {
+        for (;;) {
+            IncomingConnection in;
+            try {
+                in = listener.connectWait(Duration.ofDays(365));
+            } catch (ViException e) {
+                continue;
+            }
+            Vi vi = nic.createVi(attributes, null, null);
+            MemoryRegion buffers = nic.registerMemory(ByteBuffer.allocateDirect(receives * mtu),
+                    new MemoryAttributes(ptag, false, false));
+            for (int i = 0; i < receives; i++) {
+                vi.postRecv(Descriptor.receive().data(buffers, i * mtu, mtu));
+            }
+            try {
+                in.accept(vi);
+            } catch (ViException e) {
+                out.printf("refused %s: %s%n", in.info().remote(), e.getMessage());
+                drainAndDestroy(vi, buffers);
+                continue;
+            }
+            out.printf("connected %s discriminator %s%n", in.info().remote(), in.info().remoteDiscriminator());
+            out.flush();
+            Thread.ofVirtual().name("echo-" + in.info().remote()).start(() -> echo(vi, buffers));
+        }
+    }
+
+    private void echo(Vi vi, MemoryRegion buffers) {
+        try {
+            while (vi.state() == ViState.CONNECTED) {
+                Descriptor r;
+                try {
+                    r = vi.recvWait(Duration.ofSeconds(1));
+                } catch (ViException timeout) {
+                    continue;
+                }
+                if (r.isError()) {
+                    break;
+                }
+                long offset = findOffset(r, buffers);
+                Descriptor s = Descriptor.send().data(buffers, (int) offset, (int) r.transferred());
+                if ((r.status() & Status.IMMEDIATE) != 0) {
+                    s.immediate(r.immediateData());
+                }
+                vi.postSend(s);
+                Descriptor done = vi.sendWait(Duration.ofDays(1));
+                if (done.isError()) {
+                    break;
+                }
+                vi.postRecv(r); // the same buffer, free again now that its echo went out
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            out.printf("disconnected (%s)%n", vi.state());
+            out.flush();
+            drainAndDestroy(vi, buffers);
+        }
+    }
+
+    /** Which receive buffer the descriptor used (its first data segment). */
+    private static long findOffset(Descriptor r, MemoryRegion buffers) {
+        return r.segmentAddress(0) - buffers.address();
+    }
+
+    private void drainAndDestroy(Vi vi, MemoryRegion buffers) {
+        vi.disconnect();
+        while (vi.recvDone() != null || vi.sendDone() != null) {
+            // dequeue what completed (flushed)
+        }
+        try {
+            vi.destroy();
+            nic.deregisterMemory(buffers);
+        } catch (ViException e) {
+            // descriptors still queued: leave the VI to the NIC
+        }
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new EchoCommand()).execute(args));
+    }
+}
