@@ -1,0 +1,150 @@
+package io.vibridge.gateway.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.typesafe.config.ConfigFactory;
+import io.vibridge.gateway.config.GatewayConfig;
+import io.vibridge.gateway.server.GatewayServer;
+import io.vibridge.gateway.target.Control;
+import io.vibridge.gateway.target.TargetConfig;
+import io.vibridge.gateway.target.TargetService;
+import io.vibridge.vitcp.provider.Descriptor;
+import io.vibridge.vitcp.provider.MemoryRegion;
+import io.vibridge.vitcp.wire.ReliabilityLevel;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The tools end to end: VI/TCP client -> gateway -> soft RoCEv2 fabric -> demo target, one JVM. */
+class ThroughGatewayTest {
+    static TargetService target;
+    static GatewayServer gateway;
+
+    @BeforeAll
+    static void start() throws Exception {
+        target = TargetService.start(TargetConfig.defaults(InetAddress.ofLiteral("127.0.0.44")).withProvider("soft")
+                .withReceives(16, 65552).withRegionSize(4 << 20));
+        String route = "{ match = \"demo%d\", target = \"127.0.0.44\", port = 5000, flowc = %d, "
+                + "receive-size = 65552, receive-buffers = 8 }";
+        String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0 }\n"
+                + "admin { host = \"127.0.0.1\", port = 0 }\n"
+                + "infiniband { provider = soft, address = \"127.0.0.43\", local-ack-timeout = 12, cm-response-timeout = 14 }\n"
+                + "staging { slots = 256 }\nshutdown-grace = 2s\n"
+                + "routes = [" + route.formatted(0, 0) + "," + route.formatted(1, 1) + "]\n}";
+        gateway = GatewayServer.start(GatewayConfig.from(ConfigFactory.parseString(hocon)));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (gateway != null) {
+            gateway.close();
+        }
+        if (target != null) {
+            target.close();
+        }
+    }
+
+    static ViClientOptions options(int flowc, int size) {
+        return new ViClientOptions(new InetSocketAddress("127.0.0.1", gateway.port()), "demo" + flowc,
+                ReliabilityLevel.RELIABLE_RECEPTION, true, null, size, 8, 4, Duration.ofSeconds(30));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1})
+    void ping_throughTheGateway(int flowc) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code = Ping.run(options(flowc, 1000), 3, Duration.ZERO, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(out, true, StandardCharsets.UTF_8));
+        assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("3 sent, 3 received, 0 mismatched");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1})
+    void perf_everyTest_throughTheGateway(int flowc) throws Exception {
+        Perf.Settings s = new Perf.Settings(EnumSet.allOf(Perf.Test.class), 8, 65536, 30, 30, null, 10, 2);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        List<Perf.Result> rs = Perf.run(options(flowc, 65536), s, "through the gateway",
+                new PrintStream(out, true, StandardCharsets.UTF_8));
+        assertThat(rs).extracting(Perf.Result::test).containsExactly(Perf.Test.values());
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("RDMA Read BW Test (VI/TCP, through the gateway)");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1})
+    void writeWithImmediate_isEchoedAsEmptySendWithTheImmediate(int flowc) throws Exception {
+        writeWithImmediate(flowc);
+    }
+
+    /**
+     * FlowC 0 stalls after 7 writes with immediate: the bridge records each zero-length RDMA WRITE WITH
+     * IMMEDIATE with {@code FlowCredits.onSend}, which also marks its bufs/mseqack as advertised although
+     * that message carries no header; so the bridge believes the target knows acks it never received and
+     * never sends the credit update the target (1 credit left, 7 unacknowledged) waits for.
+     */
+    @Disabled("bridge FlowC 0 credit bookkeeping of WRITE WITH IMMEDIATE (see the comment); enable once fixed")
+    @ParameterizedTest
+    @ValueSource(ints = {0})
+    void writeWithImmediate_flowC0(int flowc) throws Exception {
+        writeWithImmediate(flowc);
+    }
+
+    private static void writeWithImmediate(int flowc) throws Exception {
+        try (ViClient c = ViClient.open(options(flowc, 65536))) {
+            c.connect();
+            // RDMA Write with immediate into the target's region: the echo target answers an empty Send
+            // carrying the same immediate (and, with FlowC 0, both sides counted it in the mseq sequence)
+            ByteBuffer q = c.controlOk(Control.QUERY_REGION, null);
+            long va = q.getLong(Control.HEADER);
+            int handle = q.getInt(Control.HEADER + 8);
+            Control.fillPattern(c.sendMr.buffer(), 0, 1000, 3);
+            for (int i = 0; i < 20; i++) {
+                c.vi.postSend(Descriptor.rdmaWrite(va + 8192, handle).data(c.sendMr, 0, 1000).immediate(0x7000 + i));
+                Descriptor echo = c.awaitReceive();
+                assertThat(echo.length()).isZero();
+                assertThat(echo.immediateData()).isEqualTo(0x7000 + i);
+                c.repost(echo);
+                c.awaitSend();
+            }
+            ByteBuffer ck = c.controlOk(Control.CHECKSUM_REGION, ByteBuffer.allocate(8).putInt(0, 8192).putInt(4, 1000));
+            assertThat(ck.getInt(Control.HEADER)).isEqualTo(Control.patternCrc(3, 1000));
+            // Sends still flow after the writes: the mseq sequences stayed in step
+            assertThat(c.controlOk(Control.STATS, null).getLong(Control.HEADER)).isEqualTo(20);
+        }
+    }
+
+    @Disabled("needs the bridge's cut-through of target-initiated RDMA (not in the gateway yet: the target's "
+            + "RDMA WRITE to the client's address gets a remote access error)")
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1})
+    void targetInitiatedRdma_throughTheGateway(int flowc) throws Exception {
+        try (ViClient c = ViClient.open(options(flowc, 65536))) {
+            MemoryRegion mem = c.expose(1 << 20);
+            c.connect();
+            // the target RDMA WRITEs a pattern into our memory (cut through the gateway)
+            int len = 100_000;
+            ByteBuffer w = ByteBuffer.allocate(20).putLong(0, mem.address(4096)).putInt(8, mem.handle())
+                    .putInt(12, len).putInt(16, 42);
+            ByteBuffer wr = c.controlOk(Control.WRITE_TO_PEER, w);
+            assertThat(wr.getInt(Control.HEADER)).isEqualTo(Control.patternCrc(42, len));
+            assertThat(Control.crc32c(mem.buffer(), 4096, len)).isEqualTo(Control.patternCrc(42, len));
+            // the target RDMA READs our memory and returns the CRC of what it read
+            Control.fillPattern(mem.buffer(), 500_000, 70_000, 7);
+            ByteBuffer r = ByteBuffer.allocate(16).putLong(0, mem.address(500_000)).putInt(8, mem.handle())
+                    .putInt(12, 70_000);
+            ByteBuffer rr = c.controlOk(Control.READ_FROM_PEER, r);
+            assertThat(rr.getInt(Control.HEADER)).isEqualTo(Control.patternCrc(7, 70_000));
+        }
+    }
+}
