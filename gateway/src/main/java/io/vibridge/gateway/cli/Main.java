@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
         description = "VI over TCP to InfiniBand RC bridging gateway.",
         subcommands = {
                 GatewayCommand.class,
+                DemoCommand.class,
                 HealthcheckCommand.class,
                 TargetCommand.class,
                 PingCommand.class,
