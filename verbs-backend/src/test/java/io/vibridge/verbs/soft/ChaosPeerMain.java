@@ -1,23 +1,25 @@
 package io.vibridge.verbs.soft;
 
 import io.vibridge.verbs.DeviceConfig;
-import io.vibridge.verbs.Verbs;
 import io.vibridge.verbs.VerbsDevice;
 
-/** The server side of {@link ChaosWorkload} in its own JVM: args = ip seed count [faults]. */
+/**
+ * The server side of {@link ChaosWorkload} in its own JVM: args = seed count [faults]. Opens a device on a
+ * free address and prints "READY &lt;ip&gt;".
+ */
 public final class ChaosPeerMain {
     private ChaosPeerMain() {
     }
 
     public static void main(String[] args) throws Exception {
-        DeviceConfig cfg = DeviceConfig.of(args[0]).withProvider("soft");
-        if (args.length > 3) {
-            cfg = cfg.withOption("faults", args[3]);
-        }
+        String faults = args.length > 2 ? args[2] : null;
         String result;
-        try (VerbsDevice dev = Verbs.open(cfg)) {
-            result = ChaosWorkload.serve(dev, Long.parseLong(args[1]), Integer.parseInt(args[2]), () -> {
-                System.out.println("READY");
+        try (VerbsDevice dev = TestDevices.open(c -> {
+            DeviceConfig s = c.withProvider("soft");
+            return faults == null ? s : s.withOption("faults", faults);
+        })) {
+            result = ChaosWorkload.serve(dev, Long.parseLong(args[0]), Integer.parseInt(args[1]), () -> {
+                System.out.println("READY " + dev.address().getHostAddress());
                 System.out.flush();
             });
             System.out.println("COUNTERS " + dev.counters());

@@ -5,9 +5,8 @@ import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.CmId;
 import io.vibridge.verbs.ConnectParams;
 import io.vibridge.verbs.ConnectionManager;
-import io.vibridge.verbs.DeviceConfig;
-import io.vibridge.verbs.Verbs;
 import io.vibridge.verbs.VerbsDevice;
+import java.util.function.Function;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -25,18 +24,14 @@ final class Connected implements AutoCloseable {
     final BlockingQueue<CmEvent> eventsB = new LinkedBlockingQueue<>();
     private final ConnectionManager.CmListener listener;
 
-    static VerbsDevice open(String ip) {
-        return Verbs.open(DeviceConfig.of(ip).withProvider("soft"));
-    }
-
-    Connected(String ipA, String ipB, int bufferSize, int maxWr, ConnectParams tweak, AcceptParams accept)
+    Connected(int bufferSize, int maxWr, Function<VerbsDevice, ConnectParams> tweak, AcceptParams accept)
             throws InterruptedException {
-        devA = open(ipA);
-        devB = open(ipB);
+        devA = TestDevices.open();
+        devB = TestDevices.open();
         a = new Endpoint(devA, bufferSize, maxWr);
         b = new Endpoint(devB, bufferSize, maxWr);
         listener = devB.connectionManager().listen(SID, eventsB::add, null);
-        ConnectParams p = tweak != null ? tweak : params(devB, new byte[] {1, 2, 3});
+        ConnectParams p = tweak != null ? tweak.apply(devB) : params(devB, new byte[] {1, 2, 3});
         activeId = devA.connectionManager().connect(p, a.qp, eventsA::add, null);
         CmEvent.ConnectRequest req = (CmEvent.ConnectRequest) take(eventsB);
         passiveId = req.id();

@@ -36,7 +36,7 @@ class CutThroughTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        c = new Connected("127.0.0.9", "127.0.0.10", 1 << 20, 32, null, null);
+        c = new Connected(1 << 20, 32, null, null);
         assertThat(c.devB.capabilities()).contains(Capability.REMOTE_ACCESS_HANDLER);
         region = c.b.pd.registerRemoteAccessHandler(BASE, 1 << 20, EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ),
                 new RemoteAccessHandler() {

@@ -24,12 +24,14 @@ import org.junit.jupiter.api.Test;
 class HostilePacketsTest {
     @Test
     void randomPacketsAreDroppedAndTheConnectionSurvives() throws Exception {
-        try (Connected c = new Connected("127.0.0.24", "127.0.0.25", 1 << 20, 32, null, null);
+        try (Connected c = new Connected(1 << 20, 32, null, null);
              DatagramChannel raw = DatagramChannel.open(StandardProtocolFamily.INET)) {
-            raw.bind(new InetSocketAddress("127.0.0.24", 5000));
+            raw.bind(new InetSocketAddress(c.devA.address(), 5000));
             raw.setOption(jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT, true);
             QueuePair idle = c.b.pd.createQueuePair(QpInitAttributes.of(c.b.cq, 4));
-            InetSocketAddress to = new InetSocketAddress("127.0.0.25", 4791);
+            InetSocketAddress to = new InetSocketAddress(c.devB.address(), 4791);
+            int srcIp = java.nio.ByteBuffer.wrap(c.devA.address().getAddress()).getInt();
+            int dstIp = java.nio.ByteBuffer.wrap(c.devB.address().getAddress()).getInt();
             Icrc icrc = new Icrc();
             Random r = new Random(42);
             ByteBuffer pkt = ByteBuffer.allocate(600);
@@ -62,7 +64,7 @@ class HostilePacketsTest {
                     pkt.put(len - 1, (byte) (pkt.get(len - 1) ^ 1));     // break the ICRC
                 } else {
                     Icrc.writeTrailer(pkt, 0, len,
-                            icrc.computeIpv4(127 << 24 | 24, 127 << 24 | 25, 5000, 4791, pkt, 0, len));
+                            icrc.computeIpv4(srcIp, dstIp, 5000, 4791, pkt, 0, len));
                 }
                 raw.send(pkt.duplicate().position(0).limit(len), to);
                 sent++;

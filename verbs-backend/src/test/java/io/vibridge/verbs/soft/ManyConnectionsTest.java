@@ -15,8 +15,8 @@ class ManyConnectionsTest {
     @Test
     void fourConcurrentConnectionsUnderFaults() throws Exception {
         var pool = java.util.concurrent.Executors.newCachedThreadPool();
-        VerbsDevice server = Connected.open("127.0.0.26");
-        VerbsDevice client = Connected.open("127.0.0.27");
+        VerbsDevice server = TestDevices.open();
+        VerbsDevice client = TestDevices.open();
         try {
             ((SoftDevice) server).setFaults(new FaultConfig(0.02, 0.01, 0.01, 0.002, 3));
             ((SoftDevice) client).setFaults(new FaultConfig(0.02, 0.01, 0.01, 0.002, 4));

@@ -9,7 +9,6 @@ import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
 import io.vibridge.verbs.WrOpcode;
-import java.net.InetAddress;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
@@ -21,9 +20,8 @@ import org.junit.jupiter.api.Test;
 class MtuAndNotifyTest {
     @Test
     void everyOperationAtPathMtu256() throws Exception {
-        ConnectParams p = ConnectParams.defaults(InetAddress.getByName("127.0.0.22"), Connected.SID, null)
-                .withTimeouts(14, 14, 5).withPathMtu(256);
-        try (Connected c = new Connected("127.0.0.21", "127.0.0.22", 1 << 20, 32, p, null)) {
+        try (Connected c = new Connected(1 << 20, 32, b -> ConnectParams.defaults(b.address(), Connected.SID, null)
+                .withTimeouts(14, 14, 5).withPathMtu(256), null)) {
             assertThat(c.a.qp.pathMtu()).isEqualTo(256);
             assertThat(c.b.qp.pathMtu()).isEqualTo(256);
             for (int size : new int[] {1, 255, 256, 257, 1023, 5001}) {
@@ -54,7 +52,7 @@ class MtuAndNotifyTest {
     @Test
     void notificationsRunOnTheCallersExecutorOncePerArm() throws Exception {
         ExecutorService mine = Executors.newSingleThreadExecutor(r -> new Thread(r, "caller-loop"));
-        try (Connected c = new Connected("127.0.0.21", "127.0.0.22", 1 << 20, 32, null,
+        try (Connected c = new Connected(1 << 20, 32, null,
                 AcceptParams.defaults(null))) {
             BlockingQueue<String> fired = new ArrayBlockingQueue<>(10);
             c.b.cq.onNotify(() -> fired.add(Thread.currentThread().getName()), mine);
@@ -80,11 +78,11 @@ class MtuAndNotifyTest {
     @Test
     void cmEventsRunOnTheCallersExecutor() throws Exception {
         ExecutorService mine = Executors.newSingleThreadExecutor(r -> new Thread(r, "cm-caller"));
-        try (var dev = Connected.open("127.0.0.23")) {
+        try (var dev = TestDevices.open()) {
             BlockingQueue<String> threads = new ArrayBlockingQueue<>(4);
             var qp = dev.allocateProtectionDomain().createQueuePair(
                     io.vibridge.verbs.QpInitAttributes.of(dev.createCompletionQueue(8), 4));
-            dev.connectionManager().connect(ConnectParams.defaults(InetAddress.getByName("127.0.0.23"), 77, null)
+            dev.connectionManager().connect(ConnectParams.defaults(dev.address(), 77, null)
                     .withTimeouts(14, 14, 2), qp, e -> {
                         if (e instanceof CmEvent.Rejected) {
                             threads.add(Thread.currentThread().getName());

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 class SoftChaosTest {
     @Test
     void tenThousandMixedMessagesUnderFaultsArriveExactlyOnceInOrder() throws Exception {
-        VerbsDevice server = Connected.open("127.0.0.13");
-        VerbsDevice client = Connected.open("127.0.0.14");
+        VerbsDevice server = TestDevices.open();
+        VerbsDevice client = TestDevices.open();
         try {
             long seed = 20261121L;
             int count = 10_000;

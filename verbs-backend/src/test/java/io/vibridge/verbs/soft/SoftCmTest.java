@@ -31,8 +31,8 @@ class SoftCmTest {
 
     @BeforeEach
     void open() {
-        a = Connected.open("127.0.0.6");
-        b = Connected.open("127.0.0.7");
+        a = TestDevices.open();
+        b = TestDevices.open();
     }
 
     @AfterEach
@@ -61,7 +61,7 @@ class SoftCmTest {
             a.connectionManager().connect(Connected.params(b, hello), qp(a), ea::add, null);
             CmEvent.ConnectRequest req = (CmEvent.ConnectRequest) Connected.take(eb);
             assertThat(req.privateData()).isEqualTo(hello);
-            assertThat(req.source().getHostAddress()).isEqualTo("127.0.0.6");
+            assertThat(req.source()).isEqualTo(a.address());
             assertThat(req.serviceId()).isEqualTo(Connected.SID);
             req.id().reject(new byte[] {42, 43});
             CmEvent.Rejected rej = (CmEvent.Rejected) Connected.take(ea);
@@ -73,7 +73,7 @@ class SoftCmTest {
     @Test
     void connectToAnAbsentPeerTimesOut() throws Exception {
         // CM response timeout 12 (16.8 ms) + 2 x packet lifetime, 3 retries: about 0.1 s in total
-        ConnectParams p = ConnectParams.defaults(InetAddress.getByName("127.0.0.8"), Connected.SID, null)
+        ConnectParams p = ConnectParams.defaults(InetAddress.getByName(TestDevices.ABSENT), Connected.SID, null)
                 .withTimeouts(14, 12, 3);
         QueuePair q = qp(a);
         a.connectionManager().connect(p, q, ea::add, null);

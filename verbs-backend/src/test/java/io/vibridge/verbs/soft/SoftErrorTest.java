@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.verbs.AcceptParams;
 import io.vibridge.verbs.ConnectParams;
-import java.net.InetAddress;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.WcStatus;
@@ -25,7 +24,7 @@ class SoftErrorTest {
     }
 
     private Connected connect(int rnrRetry) throws Exception {
-        return new Connected("127.0.0.4", "127.0.0.5", 1 << 20, 32, null,
+        return new Connected(1 << 20, 32, null,
                 AcceptParams.defaults(new byte[0]).withRnr(rnrRetry, 1));
     }
 
@@ -109,8 +108,8 @@ class SoftErrorTest {
 
     @Test
     void silentPeerGivesRetryExceeded() throws Exception {
-        c = new Connected("127.0.0.4", "127.0.0.5", 1 << 20, 32,
-                ConnectParams.defaults(InetAddress.getByName("127.0.0.5"), Connected.SID, new byte[0])
+        c = new Connected(1 << 20, 32,
+                b -> ConnectParams.defaults(b.address(), Connected.SID, new byte[0])
                         .withTimeouts(10, 14, 5).withRetries(2, 7), null);
         c.b.postRecv(1, 0, 100);
         ((SoftDevice) c.devB).setFaults(new FaultConfig(1.0, 0, 0, 0, 1));   // B's ACKs never arrive

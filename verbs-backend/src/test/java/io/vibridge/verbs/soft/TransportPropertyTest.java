@@ -22,8 +22,8 @@ class TransportPropertyTest {
                                              @ForAll @DoubleRange(min = 0, max = 0.05) double reorder,
                                              @ForAll long seed) throws Exception {
         ExecutorService pool = Executors.newSingleThreadExecutor();
-        VerbsDevice server = Connected.open("127.0.0.28");
-        VerbsDevice client = Connected.open("127.0.0.29");
+        VerbsDevice server = TestDevices.open();
+        VerbsDevice client = TestDevices.open();
         try {
             CountDownLatch listening = new CountDownLatch(1);
             CompletableFuture<String> served = CompletableFuture.supplyAsync(() -> {

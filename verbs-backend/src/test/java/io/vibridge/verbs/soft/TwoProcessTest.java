@@ -2,8 +2,6 @@ package io.vibridge.verbs.soft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vibridge.verbs.DeviceConfig;
-import io.vibridge.verbs.Verbs;
 import io.vibridge.verbs.VerbsDevice;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -26,17 +24,19 @@ class TwoProcessTest {
         String faults = "drop=0.05,dup=0.01,reorder=0.01,corrupt=0.005,seed=5";
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Process peer = new ProcessBuilder(java.toString(), "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-                ChaosPeerMain.class.getName(), "127.0.0.15", Long.toString(seed), Integer.toString(count), faults)
+                ChaosPeerMain.class.getName(), Long.toString(seed), Integer.toString(count), faults)
                 .redirectErrorStream(true).start();
         List<String> output = new ArrayList<>();
         CountDownLatch ready = new CountDownLatch(1);
+        String[] peerIp = new String[1];
         CompletableFuture<Void> reader = CompletableFuture.runAsync(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null; ) {
                     synchronized (output) {
                         output.add(line);
                     }
-                    if (line.equals("READY")) {
+                    if (line.startsWith("READY ")) {
+                        peerIp[0] = line.substring(6);
                         ready.countDown();
                     }
                 }
@@ -44,10 +44,10 @@ class TwoProcessTest {
                 // process ended
             }
         });
-        try (VerbsDevice dev = Verbs.open(DeviceConfig.of("127.0.0.16").withProvider("soft").withOption("faults",
+        try (VerbsDevice dev = TestDevices.open(c -> c.withProvider("soft").withOption("faults",
                 "drop=0.05,dup=0.01,reorder=0.01,corrupt=0.005,seed=6"))) {
             assertThat(ready.await(60, TimeUnit.SECONDS)).as("peer ready; output %s", output).isTrue();
-            String result = ChaosWorkload.run(dev, InetAddress.getByName("127.0.0.15"), seed, count, () -> { });
+            String result = ChaosWorkload.run(dev, InetAddress.getByName(peerIp[0]), seed, count, () -> { });
             assertThat(result).isNull();
             assertThat(peer.waitFor(120, TimeUnit.SECONDS)).isTrue();
             reader.get(30, TimeUnit.SECONDS);

@@ -2,9 +2,8 @@ package io.vibridge.verbs.soft.cm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vibridge.verbs.DeviceConfig;
-import io.vibridge.verbs.Verbs;
 import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.verbs.soft.TestDevices;
 import io.vibridge.verbs.soft.wire.CmCodec;
 import io.vibridge.verbs.soft.wire.CmMad;
 import io.vibridge.verbs.soft.wire.CmRej;
@@ -12,7 +11,6 @@ import io.vibridge.verbs.soft.wire.CmRep;
 import io.vibridge.verbs.soft.wire.CmReq;
 import io.vibridge.verbs.soft.wire.Icrc;
 import java.net.InetSocketAddress;
-import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.Arrays;
@@ -134,19 +132,27 @@ class CmWireInteropTest {
 
     @Test
     void reqFromAPeerWithNonZeroIpIdIsAnsweredAndACorruptCopyDropped() throws Exception {
-        try (VerbsDevice dev = Verbs.open(DeviceConfig.of("127.0.0.17").withProvider("soft"));
-             DatagramChannel raw = DatagramChannel.open(StandardProtocolFamily.INET)) {
-            raw.bind(new InetSocketAddress("127.0.0.18", 4791));
+        try (VerbsDevice dev = TestDevices.open();
+             DatagramChannel raw = TestDevices.bindRaw(4791)) {
+            InetSocketAddress devAddr = new InetSocketAddress(dev.address(), 4791);
             ByteBuffer pkt = ByteBuffer.allocate(280);
             pkt.put(0, (byte) 0x64).putShort(2, (short) 0xFFFF).putInt(4, 1).putInt(8, 1);
             pkt.putInt(12, 0x80010000).putInt(16, 1);
-            CmWire.encode(req(0x0000000001069999L), 0x42, pkt, 20);
-            int src = 127 << 24 | 18;
-            int dst = 127 << 24 | 17;
+            int src = ByteBuffer.wrap(((InetSocketAddress) raw.getLocalAddress()).getAddress().getAddress()).getInt();
+            int dst = ByteBuffer.wrap(dev.address().getAddress()).getInt();
+            CmWire.Req req = req(0x0000000001069999L);
+            byte[] localGid = gid(0);
+            byte[] remoteGid = dev.gid();
+            System.arraycopy(ByteBuffer.allocate(4).putInt(src).array(), 0, localGid, 12, 4);
+            req = new CmWire.Req(req.localCommId(), req.serviceId(), req.caGuid(), req.localQpn(),
+                    req.responderResources(), req.initiatorDepth(), req.remoteCmTimeout(), req.startingPsn(),
+                    req.localCmTimeout(), req.retryCount(), req.mtuCode(), req.rnrRetry(), req.maxCmRetries(),
+                    localGid, remoteGid, req.localAckTimeout(), req.privateData());
+            CmWire.encode(req, 0x42, pkt, 20);
             Icrc icrc = new Icrc();
             int crc = icrc.computeIpv4(src, dst, 59391, true, 4791, 4791, pkt, 0, 280);
             Icrc.writeTrailer(pkt, 0, 280, crc);
-            raw.send(pkt.duplicate().clear(), new InetSocketAddress("127.0.0.17", 4791));
+            raw.send(pkt.duplicate().clear(), devAddr);
             ByteBuffer in = ByteBuffer.allocate(2048);
             raw.receive(in);
             in.flip();
@@ -159,7 +165,7 @@ class CmWireInteropTest {
             assertThat(dev.counters().icrcAnyIdAccepts()).isEqualTo(1);
 
             pkt.put(100, (byte) (pkt.get(100) ^ 1));
-            raw.send(pkt.duplicate().clear(), new InetSocketAddress("127.0.0.17", 4791));
+            raw.send(pkt.duplicate().clear(), devAddr);
             long end = System.nanoTime() + 30_000_000_000L;
             while (dev.counters().icrcDrops() == 0 && System.nanoTime() < end) {
                 Thread.sleep(1);
