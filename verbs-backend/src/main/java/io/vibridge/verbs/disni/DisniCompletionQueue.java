@@ -68,17 +68,31 @@ final class DisniCompletionQueue implements CompletionQueue {
         }
     }
 
+    /** DiSNI's stateful poll has a fixed batch size: one call per batch size asked for (made once). */
+    private SVCPollCq callFor(int n) throws IOException {
+        if (n >= wcs.length) {
+            return pollCall;
+        }
+        SVCPollCq c = smallerCalls.get(n);
+        if (c == null) {
+            c = cq.poll(wcs, n);
+            smallerCalls.put(n, c);
+        }
+        return c;
+    }
+
+    private final java.util.Map<Integer, SVCPollCq> smallerCalls = new java.util.HashMap<>();
+
     @Override
     public synchronized int poll(WorkCompletion[] out) {
+        if (out.length == 0) {
+            return 0;
+        }
         int n;
         try {
-            n = pollCall.execute().getPolls();
+            n = callFor(out.length).execute().getPolls();
         } catch (IOException e) {
             throw new VerbsException("ibv_poll_cq failed: " + e, e);
-        }
-        // DiSNI polls a fixed batch; hand back what fits, keep nothing (size out >= batch to lose none)
-        if (n > out.length) {
-            throw new VerbsException("poll array must hold at least " + wcs.length + " completions for this CQ");
         }
         for (int i = 0; i < n; i++) {
             IbvWC w = wcs[i];
