@@ -26,7 +26,9 @@ import java.util.ArrayDeque;
  *
  * <p>Output protocol: while {@link #hasOutput()}, call {@link #produce} (header bytes written to the
  * given buffer from index 0, payload views appended to the given array), write header then payload
- * to TCP, then call {@link #written()}. When {@link #closeRequested()} and no output remains, close TCP.
+ * to TCP, then call {@link #written()}. Segments may be produced in batches of up to
+ * {@link #MAX_UNWRITTEN} and written with one gathering write, then confirmed in order with one
+ * {@link #written()} each. When {@link #closeRequested()} and no output remains, close TCP.
  */
 public final class ViConnection {
 
@@ -89,11 +91,17 @@ public final class ViConnection {
     private boolean preferResponse;
     // what the last produce() emitted, settled by written()
     private static final int K_NONE = 0, K_CONTROL = 1, K_DATA = 2, K_RESPONSE = 3, K_NOP = 4;
-    private int lastKind;
     private int payloadIndex;
-    private boolean lastEom;
-    private OutboundWork lastWork;
-    private boolean lastWasReport;
+    // segments produced but not yet confirmed by written(), oldest first (lets callers batch writes)
+    /** Segments {@link #produce} may emit before {@link #written()} confirms the oldest. */
+    public static final int MAX_UNWRITTEN = 16;
+    private final int[] pKind = new int[MAX_UNWRITTEN];
+    private final boolean[] pEom = new boolean[MAX_UNWRITTEN];
+    private final boolean[] pReport = new boolean[MAX_UNWRITTEN];
+    private final OutboundWork[] pWork = new OutboundWork[MAX_UNWRITTEN];
+    private int pHead;
+    private int pCount;
+    private int respDone; // responder slots fully produced, awaiting written()
 
     // ---- responder side of RDMA Reads (VITCP-PROFILE §9.5)
     private int[] respMsg;
@@ -321,7 +329,7 @@ public final class ViConnection {
             default -> {
             }
         }
-        lastKind = K_NONE;
+        clearUnwritten();
     }
 
     /** Timers: call when {@code now >= deadline()}. */
@@ -389,7 +397,10 @@ public final class ViConnection {
         if (state != State.CONNECTED) {
             return false;
         }
-        if (reportPending || respCount > 0 || current != null) {
+        if (pCount == MAX_UNWRITTEN) {
+            return false; // confirm written segments first
+        }
+        if (reportPending || respCount > respDone || current != null) {
             return true;
         }
         if (nextWorkReady()) {
@@ -402,9 +413,13 @@ public final class ViConnection {
         if (rr && ackable() != ackSent) {
             return true;
         }
-        if (flowControl && rxPosted != rxAdvertised) {
+        int unannounced = (rxPosted - rxAdvertised) & 0xFFFF;
+        if (flowControl && unannounced != 0) {
+            // VITCP-PROFILE §6: NOP when the credits the peer knows about fall below the threshold;
+            // announce in batches unless the peer has none left
             int known = (rxAdvertised - peerConsumed) & 0xFFFF;
-            return known < local.creditThreshold();
+            int threshold = local.creditThreshold();
+            return known == 0 || (known < threshold && unannounced >= Math.max(1, threshold / 2));
         }
         return false;
     }
@@ -449,9 +464,9 @@ public final class ViConnection {
     public int produce(ByteBuffer header, ByteBuffer[] payload, int index) {
         payloadIndex = index;
         header.clear();
-        lastKind = K_NONE;
-        lastWork = null;
-        lastWasReport = false;
+        if (pCount == MAX_UNWRITTEN) {
+            return -1; // confirm written segments first
+        }
         if (pendingControl != null) {
             ControlSegment c = pendingControl;
             pendingControl = null;
@@ -461,7 +476,7 @@ public final class ViConnection {
                 sec.sign(header, 0, len);
             }
             header.limit(len);
-            lastKind = K_CONTROL;
+            record(K_CONTROL, true, null, false);
             return 0;
         }
         if (state != State.CONNECTED) {
@@ -471,7 +486,7 @@ public final class ViConnection {
             return nop(header, true);
         }
         boolean workReady = current != null || nextWorkReady();
-        if (respCount > 0 && (preferResponse || !workReady) && !reportPending) {
+        if (respCount > respDone && (preferResponse || !workReady) && !reportPending) {
             preferResponse = false;
             return responseSegment(header, payload);
         }
@@ -520,8 +535,7 @@ public final class ViConnection {
                 nextMessage - 1, ack, rxPosted, report ? reportType : 0, report ? reportIs : 0);
         advertised();
         header.limit(HDR);
-        lastKind = K_NOP;
-        lastWasReport = report;
+        record(K_NOP, true, null, report);
         return 0;
     }
 
@@ -537,8 +551,7 @@ public final class ViConnection {
             respInOffset = 0;
         }
         current = null;
-        lastKind = K_DATA;
-        lastWork = null;
+        record(K_DATA, true, null, false);
         return 0;
     }
 
@@ -566,22 +579,21 @@ public final class ViConnection {
         header.limit(hl);
         int n = chunk == 0 ? 0 : w.gather(currentOffset, chunk, payload, payloadIndex);
         currentOffset += chunk;
-        lastKind = K_DATA;
-        lastEom = eom;
-        lastWasReport = report;
+        OutboundWork completeOnWrite = null;
         if (eom) {
             current = null;
             if (rr) {
                 unacked.addLast(w); // completes when a Message ACK covers it (VITCP-PROFILE §6)
             } else {
-                lastWork = w;
+                completeOnWrite = w;
             }
         }
+        record(K_DATA, eom, completeOnWrite, report);
         return n;
     }
 
     private int responseSegment(ByteBuffer header, ByteBuffer[] payload) {
-        int i = respHead;
+        int i = (respHead + respDone) % respMsg.length;
         long total = respLen[i];
         int chunk = (int) Math.min(local.segmentPayload(), total - respSent);
         boolean eom = respSent + chunk == total;
@@ -595,19 +607,38 @@ public final class ViConnection {
             n = 1;
         }
         respSent += chunk;
-        lastKind = K_RESPONSE;
-        lastEom = eom;
+        if (eom) {
+            respDone++;
+            respSent = 0;
+        }
+        record(K_RESPONSE, eom, null, false);
         return n;
+    }
+
+    private void record(int kind, boolean eom, OutboundWork work, boolean report) {
+        int i = (pHead + pCount) % MAX_UNWRITTEN;
+        pKind[i] = kind;
+        pEom[i] = eom;
+        pWork[i] = work;
+        pReport[i] = report;
+        pCount++;
     }
 
     /** The bytes of the last {@link #produce} were handed to TCP. */
     public void written() {
-        int kind = lastKind;
-        lastKind = K_NONE;
+        if (pCount == 0) {
+            return;
+        }
+        int h = pHead;
+        int kind = pKind[h];
+        boolean lastEom = pEom[h];
+        boolean lastWasReport = pReport[h];
+        OutboundWork w = pWork[h];
+        pWork[h] = null;
+        pHead = (h + 1) % MAX_UNWRITTEN;
+        pCount--;
         switch (kind) {
             case K_DATA -> {
-                OutboundWork w = lastWork;
-                lastWork = null;
                 if (w != null) {
                     // Unreliable / Reliable Delivery: complete once the last byte went to TCP (VITCP-PROFILE §6)
                     peer.workCompleted(w, Status.DONE | Status.opFor(w.operation()), w.length());
@@ -617,10 +648,10 @@ public final class ViConnection {
                 }
             }
             case K_RESPONSE -> {
-                if (lastEom) {
+                if (lastEom && respCount > 0) {
                     respHead = (respHead + 1) % respMsg.length;
                     respCount--;
-                    respSent = 0;
+                    respDone--;
                 }
             }
             case K_NOP -> {
@@ -631,6 +662,12 @@ public final class ViConnection {
             default -> {
             }
         }
+    }
+
+    private void clearUnwritten() {
+        java.util.Arrays.fill(pWork, null);
+        pHead = 0;
+        pCount = 0;
     }
 
     private void reportSent() {
@@ -1232,11 +1269,13 @@ public final class ViConnection {
     private void flushOutbound() {
         reportPending = false;
         ArrayDeque<OutboundWork> all = new ArrayDeque<>();
-        if (lastWork != null) {
-            all.add(lastWork); // produced, but written() did not confirm it
-            lastWork = null;
+        for (int k = 0; k < pCount; k++) {
+            OutboundWork w = pWork[(pHead + k) % MAX_UNWRITTEN];
+            if (w != null) {
+                all.add(w); // produced, but written() did not confirm it
+            }
         }
-        lastKind = K_NONE;
+        clearUnwritten();
         all.addAll(unacked);
         if (current != null) {
             all.add(current);
@@ -1248,6 +1287,8 @@ public final class ViConnection {
         pendingReads.clear();
         sendQueue.clear();
         respCount = 0;
+        respDone = 0;
+        respSent = 0;
         for (OutboundWork w : all) {
             peer.workCompleted(w, Status.DONE | Status.DESC_FLUSHED_ERROR | Status.opFor(w.operation()), 0);
         }

@@ -315,11 +315,9 @@ public final class Descriptor {
                 long s = segStart[i];
                 long e = s + segLen[i];
                 if (e > offset) {
-                    ByteBuffer v = views[i];
-                    v.clear();
-                    v.limit((int) (Math.min(e, end) - s));
-                    v.position((int) (offset - s));
-                    out[index + n++] = v;
+                    // a view per piece: segments of one message may be written in one batch
+                    int from = (int) (offset - s);
+                    out[index + n++] = views[i].slice(from, (int) (Math.min(e, end) - s) - from);
                     offset = Math.min(e, end);
                 }
                 i++;

@@ -35,7 +35,6 @@ final class Link implements ConnectionPeer {
     volatile Vi vi;
     private Thread writer;
     private volatile boolean closed;
-    private ByteBuffer header;
     private ByteBuffer[] io;
 
     // establishment outcome (guarded by this)
@@ -158,39 +157,62 @@ final class Link implements ConnectionPeer {
         }
     }
 
+    private static final int BATCH_SEGMENTS = 16;
+    private static final int BATCH_BYTES = 256 * 1024;
+    private ByteBuffer[] headers;
+
+    /** Writes what the engine has, several segments per gathering write. Caller holds {@link #writeLock}. */
     private void flush() {
-        if (header == null) {
-            header = ByteBuffer.allocateDirect(ViConnection.MAX_HEADER);
-            io = new ByteBuffer[nic.maxSegments() + 2];
+        if (headers == null) {
+            ByteBuffer all = ByteBuffer.allocateDirect(BATCH_SEGMENTS * ViConnection.MAX_HEADER);
+            headers = new ByteBuffer[BATCH_SEGMENTS];
+            for (int i = 0; i < BATCH_SEGMENTS; i++) {
+                headers[i] = all.slice(i * ViConnection.MAX_HEADER, ViConnection.MAX_HEADER);
+            }
+            io = new ByteBuffer[2 * (nic.maxSegments() + 2)];
         }
+        int room = nic.maxSegments() + 2;
         boolean close = false;
         try {
             for (;;) {
-                int n;
+                int segs = 0;
+                int bufs = 0;
+                long bytes = 0;
                 lock.lock();
                 try {
-                    if (!engine.hasOutput()) {
-                        close = engine.closeRequested();
-                        break;
+                    while (segs < BATCH_SEGMENTS && io.length - bufs >= room && bytes < BATCH_BYTES
+                            && engine.hasOutput()) {
+                        ByteBuffer h = headers[segs];
+                        int n = engine.produce(h, io, bufs + 1);
+                        if (n < 0) {
+                            break;
+                        }
+                        io[bufs] = h;
+                        for (int i = bufs; i <= bufs + n; i++) {
+                            bytes += io[i].remaining();
+                        }
+                        bufs += n + 1;
+                        segs++;
                     }
-                    n = engine.produce(header, io, 1);
+                    if (segs == 0) {
+                        close = engine.closeRequested();
+                    }
                 } finally {
                     lock.unlock();
                 }
-                if (n < 0) {
+                if (segs == 0) {
                     break;
                 }
-                io[0] = header;
-                writeFully(n + 1);
+                writeFully(bufs);
                 lock.lock();
                 try {
-                    engine.written();
+                    for (int i = 0; i < segs; i++) {
+                        engine.written();
+                    }
                 } finally {
                     lock.unlock();
                 }
-                for (int i = 1; i <= n; i++) {
-                    io[i] = null;
-                }
+                java.util.Arrays.fill(io, 0, bufs, null);
             }
         } catch (IOException e) {
             if (!closed) {

@@ -480,7 +480,24 @@ public final class Vi {
         return await(recvQueue, timeout);
     }
 
-    private synchronized Descriptor await(ArrayDeque<Descriptor> q, Duration timeout) throws InterruptedException {
+    /** How long a waiter spins on the head descriptor before it blocks (saves a wake-up on short waits). */
+    static final long SPIN_NANOS = Long.getLong("vitcp.spinNanos", 0);
+
+    private Descriptor await(ArrayDeque<Descriptor> q, Duration timeout) throws InterruptedException {
+        Descriptor head;
+        synchronized (this) {
+            head = q.peekFirst();
+        }
+        if (SPIN_NANOS > 0 && head != null && !head.isDone()) {
+            long until = System.nanoTime() + SPIN_NANOS;
+            while (!head.isDone() && System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+        }
+        return block(q, timeout);
+    }
+
+    private synchronized Descriptor block(ArrayDeque<Descriptor> q, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         waiters++;
         try {
