@@ -19,6 +19,8 @@ public interface CompletionQueue extends AutoCloseable {
     /**
      * Sets the handler run after {@link #requestNotify}. It runs on {@code executor}, or when that is
      * null on the provider's event thread (never on a thread holding provider locks). Re-arm inside it.
+     * The executor must hand the task to another thread (an event loop, a pool), not run it inline: the
+     * provider may hold internal locks while it submits.
      */
     void onNotify(Runnable handler, Executor executor);
 

@@ -4,7 +4,9 @@ import java.util.concurrent.Executor;
 
 /**
  * InfiniBand CM (REQ/REP/RTU/REJ/DREQ/DREP over QP1). Events reach the handler on {@code executor},
- * or when that is null on the provider's event thread; events of one id arrive in order.
+ * or when that is null on the provider's event thread; events of one id arrive in order if the executor
+ * runs tasks in submission order (an event loop, a single thread). The executor must not run tasks
+ * inline: the provider may hold internal locks while it submits.
  */
 public interface ConnectionManager {
     /** Private data limits of the CM messages (IBA 12.6). */
