@@ -1,0 +1,342 @@
+package io.vibridge.vitcp.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vibridge.vitcp.wire.ConnectionAttributes;
+import io.vibridge.vitcp.wire.Discriminator;
+import io.vibridge.vitcp.wire.IsCode;
+import io.vibridge.vitcp.wire.ReliabilityLevel;
+import io.vibridge.vitcp.wire.SegmentHeader;
+import io.vibridge.vitcp.wire.SegmentType;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sans-I/O engine on its own: two engines wired through byte arrays, any chunking of the stream,
+ * timers driven by passed-in time, protocol errors.
+ */
+class EngineTest {
+
+    /** A minimal owner: heap memory, FIFO receives, recorded events. */
+    static final class Side implements ConnectionPeer {
+        final ByteBuffer memory = ByteBuffer.allocate(1 << 20);
+        final ArrayDeque<Recv> receives = new ArrayDeque<>();
+        final List<String> events = new ArrayList<>();
+        final List<Integer> completed = new ArrayList<>();
+        ViConnection conn;
+        LocalEndpoint accept;
+
+        @Override
+        public InboundReceive takeReceive() {
+            return receives.poll();
+        }
+
+        @Override
+        public int checkRemoteAccess(long address, int handle, long length, boolean write) {
+            if (handle != 7) {
+                return IsCode.INVALID_MEMORY_HANDLE;
+            }
+            return address >= 0 && address + length <= memory.capacity() ? 0 : IsCode.ADDRESS_OUT_OF_REGION;
+        }
+
+        @Override
+        public void rdmaPlace(long address, int handle, ByteBuffer src) {
+            memory.put((int) address, src, src.position(), src.remaining());
+        }
+
+        @Override
+        public ByteBuffer rdmaSource(long address, int handle, int length) {
+            return memory.slice((int) address, length);
+        }
+
+        @Override
+        public void connectRequested(ViConnection c) {
+            events.add("request");
+            c.accept(accept, receives.size());
+        }
+
+        @Override
+        public void connected(ViConnection c) {
+            events.add("connected");
+        }
+
+        @Override
+        public void connectFailed(ViConnection c, ConnectFailure f, int is) {
+            events.add("failed " + f + " " + is);
+        }
+
+        @Override
+        public void workCompleted(OutboundWork w, int status, long length) {
+            completed.add(status);
+        }
+
+        @Override
+        public void receiveCompleted(InboundReceive r, int status, long length, int immediate) {
+            ((Recv) r).status = status;
+            ((Recv) r).length = length;
+            ((Recv) r).immediate = immediate;
+            events.add("recv " + Status.describe(status) + " " + length);
+        }
+
+        @Override
+        public void broken(ViConnection c, BreakCause cause, int type, int is) {
+            events.add("broken " + cause + " " + type + "/" + is);
+        }
+    }
+
+    static final class Recv implements InboundReceive {
+        final ByteBuffer buf;
+        int status;
+        long length;
+        int immediate;
+
+        Recv(int size) {
+            buf = ByteBuffer.allocate(size);
+        }
+
+        @Override
+        public long capacity() {
+            return buf.capacity();
+        }
+
+        @Override
+        public void place(long offset, ByteBuffer src) {
+            buf.put((int) offset, src, src.position(), src.remaining());
+        }
+    }
+
+    static final class Work implements OutboundWork {
+        final int op;
+        final ByteBuffer data;
+        final long remote;
+        final boolean fence;
+        int msg;
+
+        Work(int op, ByteBuffer data, long remote, boolean fence) {
+            this.op = op;
+            this.data = data;
+            this.remote = remote;
+            this.fence = fence;
+        }
+
+        public int operation() {
+            return op;
+        }
+
+        public boolean hasImmediate() {
+            return op == OP_SEND;
+        }
+
+        public int immediateData() {
+            return 99;
+        }
+
+        public boolean queueFence() {
+            return fence;
+        }
+
+        public long length() {
+            return data.capacity();
+        }
+
+        public long remoteAddress() {
+            return remote;
+        }
+
+        public int remoteHandle() {
+            return 7;
+        }
+
+        public int gather(long offset, int length, ByteBuffer[] out, int index) {
+            out[index] = data.slice((int) offset, length);
+            return 1;
+        }
+
+        public void scatter(long offset, ByteBuffer src) {
+            data.put((int) offset, src, src.position(), src.remaining());
+        }
+
+        public void messageNumber(int number) {
+            msg = number;
+        }
+
+        public int messageNumber() {
+            return msg;
+        }
+    }
+
+    static LocalEndpoint endpoint(ReliabilityLevel level, String disc, int imn) {
+        return new LocalEndpoint(ConnectionAttributes.of(level, true, level != ReliabilityLevel.UNRELIABLE_DELIVERY, false,
+                false, false), Discriminator.ofUtf8(disc),
+                1 << 20, 4, imn, 1000, 8, null);
+    }
+
+    /** Moves all output of {@code from} into {@code to} in chunks of random size (1..max). */
+    static void pump(ViConnection from, ViConnection to, Random rnd, int max) {
+        ByteBuffer header = ByteBuffer.allocate(ViConnection.MAX_HEADER);
+        ByteBuffer[] payload = new ByteBuffer[8];
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        while (from.hasOutput()) {
+            int n = from.produce(header, payload);
+            if (n < 0) {
+                break;
+            }
+            byte[] h = new byte[header.remaining()];
+            header.get(h);
+            wire.writeBytes(h);
+            for (int i = 0; i < n; i++) {
+                byte[] p = new byte[payload[i].remaining()];
+                payload[i].get(p);
+                wire.writeBytes(p);
+            }
+            from.written();
+        }
+        byte[] all = wire.toByteArray();
+        int at = 0;
+        while (at < all.length) {
+            int len = Math.min(all.length - at, 1 + rnd.nextInt(max));
+            to.receive(ByteBuffer.wrap(all, at, len).slice());
+            at += len;
+        }
+    }
+
+    @Test
+    void anyChunking_connectSendWriteRead_interleavedResponses() {
+        for (int max : new int[] {1, 3, 17, 4096}) {
+            Random rnd = new Random(max);
+            Side a = new Side();
+            Side b = new Side();
+            b.accept = endpoint(ReliabilityLevel.RELIABLE_RECEPTION, "b", 500);
+            b.receives.add(new Recv(5000));
+            ViConnection ca = ViConnection.active(a, endpoint(ReliabilityLevel.RELIABLE_RECEPTION, "a", -3),
+                    Discriminator.ofUtf8("b"), 0, 0, 1_000_000_000L);
+            ViConnection cb = ViConnection.passive(b, null, 0);
+            pump(ca, cb, rnd, max);
+            pump(cb, ca, rnd, max);
+            assertThat(ca.state()).isEqualTo(ViConnection.State.CONNECTED);
+            assertThat(cb.state()).isEqualTo(ViConnection.State.CONNECTED);
+            assertThat(ca.negotiated().peerImn()).isEqualTo(500);
+
+            byte[] text = new byte[3500]; // four segments of 1000
+            new Random(1).nextBytes(text);
+            for (int i = 0; i < 3000; i++) {
+                b.memory.put(10_000 + i, (byte) i);
+            }
+            ca.post(new Work(OutboundWork.OP_SEND, ByteBuffer.wrap(text), 0, false));
+            ca.post(new Work(OutboundWork.OP_RDMA_WRITE, ByteBuffer.wrap(text), 100, false));
+            Work read = new Work(OutboundWork.OP_RDMA_READ, ByteBuffer.allocate(3000), 10_000, false);
+            ca.post(read);
+            // b answers the read while a's next Send is in flight: responses interleave with it
+            pump(ca, cb, rnd, max);
+            cb.post(new Work(OutboundWork.OP_SEND, ByteBuffer.allocate(2500), 0, false));
+            a.receives.add(new Recv(4000));
+            ca.receivePosted();
+            pump(cb, ca, rnd, max);
+            pump(ca, cb, rnd, max);
+
+            assertThat(b.events).contains("recv DONE|OP_RECEIVE|IMMEDIATE 3500");
+            assertThat(b.memory.slice(100, 3500)).isEqualTo(ByteBuffer.wrap(text));
+            for (int i = 0; i < 3000; i++) {
+                assertThat(read.data.get(i)).isEqualTo((byte) i);
+            }
+            // Reliable Reception: Send and Write complete on the ACK, the Read on its response
+            assertThat(a.completed).containsExactlyInAnyOrder(Status.DONE | Status.OP_SEND,
+                    Status.DONE | Status.OP_RDMA_WRITE, Status.DONE | Status.OP_RDMA_READ);
+            assertThat(a.events).contains("recv DONE|OP_RECEIVE|IMMEDIATE 2500");
+        }
+    }
+
+    @Test
+    void passiveIncomingTimeout_isTenSecondsOfPassedInTime() {
+        Side b = new Side();
+        ViConnection cb = ViConnection.passive(b, null, 1_000);
+        assertThat(cb.deadline()).isEqualTo(1_000 + ViConnection.INCOMING_TIMEOUT_NANOS);
+        cb.tick(cb.deadline() - 1);
+        assertThat(cb.state()).isEqualTo(ViConnection.State.PASSIVE_INCOMING);
+        cb.tick(cb.deadline());
+        assertThat(cb.state()).isEqualTo(ViConnection.State.DISCONNECTED);
+        assertThat(cb.closeRequested()).isTrue();
+        assertThat(b.events).containsExactly("failed TIMEOUT 15");
+        assertThat(cb.hasOutput()).isFalse(); // closes without a segment
+    }
+
+    @Test
+    void activeConnectTimeout() {
+        Side a = new Side();
+        ViConnection ca = ViConnection.active(a, endpoint(ReliabilityLevel.RELIABLE_DELIVERY, "a", 1),
+                Discriminator.ofUtf8("b"), 0, 0, 500);
+        ca.tick(500);
+        assertThat(a.events).containsExactly("failed TIMEOUT 15");
+    }
+
+    private static ViConnection[] connected(Side a, Side b, ReliabilityLevel level) {
+        b.accept = endpoint(level, "b", 77);
+        ViConnection ca = ViConnection.active(a, endpoint(level, "a", 5), Discriminator.ofUtf8("b"), 0, 0, 1_000_000_000L);
+        ViConnection cb = ViConnection.passive(b, null, 0);
+        Random rnd = new Random(1);
+        pump(ca, cb, rnd, 100);
+        pump(cb, ca, rnd, 100);
+        return new ViConnection[] {ca, cb};
+    }
+
+    private static byte[] header(SegmentType type, int flags, int len, long offset, int msg) {
+        ByteBuffer b = ByteBuffer.allocate(len);
+        SegmentHeader.write(b, 0, type, flags, len, offset, 0, msg, 0, 0, 0, 0);
+        return b.array();
+    }
+
+    @Test
+    void reservedType_isProtocolError_closedWithoutReport() {
+        Side a = new Side();
+        Side b = new Side();
+        ViConnection[] c = connected(a, b, ReliabilityLevel.RELIABLE_RECEPTION);
+        byte[] seg = header(SegmentType.NOP, SegmentHeader.FLAG_END_OF_MESSAGE, 24, 0, 4);
+        seg[1] = (byte) ((12 << 3) | 2);
+        c[1].receive(ByteBuffer.wrap(seg));
+        assertThat(b.events).contains("broken PROTOCOL_ERROR 0/0");
+        assertThat(c[1].closeRequested()).isTrue();
+        assertThat(c[1].hasOutput()).isFalse(); // VITCP-PROFILE §9.8: no report
+    }
+
+    @Test
+    void nopInsideAMessage_isProtocolError() {
+        Side a = new Side();
+        Side b = new Side();
+        b.receives.add(new Recv(100));
+        ViConnection[] c = connected(a, b, ReliabilityLevel.RELIABLE_DELIVERY);
+        c[1].receive(ByteBuffer.wrap(header(SegmentType.SEND, 0, 34, 0, 5)));
+        c[1].receive(ByteBuffer.wrap(header(SegmentType.NOP, SegmentHeader.FLAG_END_OF_MESSAGE, 24, 0, 5)));
+        assertThat(b.events).anyMatch(e -> e.startsWith("broken PROTOCOL_ERROR"));
+    }
+
+    @Test
+    void messageLargerThanMtu_isProtocolError() {
+        Side a = new Side();
+        Side b = new Side();
+        b.receives.add(new Recv(4 << 20));
+        ViConnection[] c = connected(a, b, ReliabilityLevel.RELIABLE_DELIVERY);
+        int payload = 60_000;
+        long offset = 0;
+        for (int i = 0; i < 18 && b.events.stream().noneMatch(e -> e.startsWith("broken")); i++) {
+            c[1].receive(ByteBuffer.wrap(header(SegmentType.SEND, 0, 24 + payload, offset, 5)));
+            offset += payload;
+        }
+        assertThat(b.events).anyMatch(e -> e.startsWith("broken PROTOCOL_ERROR"));
+    }
+
+    @Test
+    void wrongMessageNumber_isProtocolError() {
+        Side a = new Side();
+        Side b = new Side();
+        b.receives.add(new Recv(100));
+        ViConnection[] c = connected(a, b, ReliabilityLevel.UNRELIABLE_DELIVERY);
+        assertThat(c[1].state()).isEqualTo(ViConnection.State.CONNECTED);
+        c[1].receive(ByteBuffer.wrap(header(SegmentType.SEND, SegmentHeader.FLAG_END_OF_MESSAGE, 24, 0, 6)));
+        assertThat(b.events).anyMatch(e -> e.startsWith("broken PROTOCOL_ERROR"));
+    }
+}
