@@ -73,6 +73,26 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--timeout", defaultValue = "30", description = "Connect/operation timeout in seconds (default: ${DEFAULT-VALUE}).")
     double timeout;
 
+    @Option(names = "--all-in-one",
+            description = "Start a demo target and a gateway in this process (soft provider) and measure through them; "
+                    + "--gateway is then ignored.")
+    boolean allInOne;
+
+    @Option(names = "--target-address", defaultValue = "127.0.0.3",
+            description = "--all-in-one: the target's soft device address (default: ${DEFAULT-VALUE}).")
+    String targetAddress;
+
+    @Option(names = "--gateway-ib-address", defaultValue = "127.0.0.2",
+            description = "--all-in-one: the gateway's soft device address (default: ${DEFAULT-VALUE}).")
+    String gatewayIbAddress;
+
+    @Option(names = "--flowc", defaultValue = "0",
+            description = "--all-in-one: FlowC of the gateway's route to the target, 0 or 1 (default: ${DEFAULT-VALUE}).")
+    int flowc;
+
+    @Option(names = "--verbose", description = "--all-in-one: keep the target's and gateway's per-connection log lines.")
+    boolean verbose;
+
     PrintStream out = System.out;
     PrintStream err = System.err;
 
@@ -92,11 +112,23 @@ public final class PerfCommand implements Callable<Integer> {
         }
         List<Perf.Result> viaGateway = null;
         if (!baselineOnly) {
+            AllInOne local = null;
             try {
+                if (allInOne) {
+                    local = AllInOne.start(targetAddress, gatewayIbAddress, flowc, discriminator, verbose);
+                    o = o.withRemote(new InetSocketAddress("127.0.0.1", local.gateway().port()));
+                    out.printf(Locale.ROOT, "all-in-one: target on %s port 5000, gateway on %s (VI/TCP 127.0.0.1:%d), "
+                            + "route \"%s\" FlowC %d%n", targetAddress, gatewayIbAddress, local.gateway().port(),
+                            discriminator, flowc);
+                }
                 viaGateway = Perf.run(o, settings, "through the gateway", out);
             } catch (io.vibridge.vitcp.provider.ViException e) {
-                err.println("perf: through the gateway " + gateway + ": " + e.code() + " " + e.getMessage());
+                err.println("perf: through the gateway " + o.remote() + ": " + e.code() + " " + e.getMessage());
                 return 1;
+            } finally {
+                if (local != null) {
+                    local.close();
+                }
             }
         }
         if (baseline || baselineOnly) {

@@ -62,17 +62,21 @@ final class RcTestClient implements AutoCloseable {
     }
 
     RcTestClient(VerbsDevice dev, FlowControl flowC, int bufs, int size) {
+        this(dev, flowC, bufs, size, 1 << 20);
+    }
+
+    RcTestClient(VerbsDevice dev, FlowControl flowC, int bufs, int size, int memSize) {
         this.dev = dev;
         this.flowC = flowC;
         this.bufs = bufs;
         this.size = size;
         pd = dev.allocateProtectionDomain();
-        sendCq = dev.createCompletionQueue(64);
+        sendCq = dev.createCompletionQueue(40);
         recvCq = dev.createCompletionQueue(bufs + 8);
         qp = pd.createQueuePair(new QpInitAttributes(sendCq, recvCq, 32, bufs));
         rx = pd.registerMemory(ByteBuffer.allocateDirect(bufs * size), EnumSet.of(Access.LOCAL_WRITE));
         tx = pd.registerMemory(ByteBuffer.allocateDirect(size), EnumSet.of(Access.LOCAL_WRITE));
-        mem = pd.registerMemory(ByteBuffer.allocateDirect(1 << 20),
+        mem = pd.registerMemory(ByteBuffer.allocateDirect(memSize),
                 EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE));
         for (int i = 0; i < bufs; i++) {
             repost(i);

@@ -240,6 +240,79 @@ class TargetServiceTest {
     }
 
     @Test
+    void rdmaCmServiceId_withCmaHeader_andLimits() throws Exception {
+        InetAddress addr = InetAddress.getByName("127.0.0.43");
+        try (TargetService t = TargetService.start(TargetConfig.defaults(addr).withProvider("soft").withPort(7000)
+                .withSchemes(java.util.Set.of(ServiceIdScheme.RDMA_CM)).withReceives(4, 4096).withRegionSize(65536)
+                .withLimits(2, 1 << 20))) {
+            long sid = ServiceId.valueOf(ServiceIdScheme.RDMA_CM, 7000);
+            RcTestClient a = new RcTestClient(clientDev, FlowControl.APPLICATION, 4, 4096, 4096);
+            RcTestClient b = new RcTestClient(clientDev, FlowControl.APPLICATION, 4, 4096, 4096);
+            RcTestClient c = new RcTestClient(clientDev, FlowControl.APPLICATION, 4, 4096, 4096);
+            RcTestClient bad = new RcTestClient(clientDev, FlowControl.APPLICATION, 4, 4096, 4096);
+            try {
+                byte[] cma = new io.vibridge.cm.cma.CmaHeader(40001, clientDev.address(), addr).toPrivateData(new byte[0]);
+                assertThat(a.connect(addr, sid, cma)).isInstanceOf(CmEvent.Established.class);
+                assertThat(a.reply.actualReceiveSize()).isEqualTo(4096);
+                a.send(new byte[] {9, 8, 7}, true, 77);
+                RcTestClient.Received r = a.receive();
+                assertThat(r.payload()).containsExactly(9, 8, 7);
+                assertThat(r.imm()).isEqualTo(77);
+                // a Hello is not a CMA header (cma_version 0 but ip_version 0x2_): REJ 28
+                byte[] hello = io.vibridge.cm.hello.Hello.of(4, FlowControl.APPLICATION, 4096, 4096, 1,
+                        clientDev.address(), addr).toBytes();
+                assertThat(bad.connect(addr, sid, hello)).isInstanceOfSatisfying(CmEvent.Rejected.class,
+                        e -> assertThat(e.reason()).isEqualTo(28));
+                assertThat(b.connect(addr, sid, cma)).isInstanceOf(CmEvent.Established.class);
+                // max-connections 2: the third gets REJ 28
+                assertThat(c.connect(addr, sid, cma)).isInstanceOfSatisfying(CmEvent.Rejected.class,
+                        e -> assertThat(e.reason()).isEqualTo(28));
+                assertThat(t.rejectedConnections()).isEqualTo(2);
+                a.disconnect();
+                b.disconnect();
+            } finally {
+                a.close();
+                b.close();
+                c.close();
+                bad.close();
+            }
+        }
+    }
+
+    @Test
+    void manyConcurrentConnections_eachEchoes_thenAllCleanUp() throws Exception {
+        long before = target.closedConnections();
+        int n = 300;
+        RcTestClient[] cs = new RcTestClient[n];
+        try {
+            for (int i = 0; i < n; i++) {
+                cs[i] = new RcTestClient(clientDev, FlowControl.TRANSPORT, 3, 256, 256);
+                assertThat(cs[i].connectHello(targetAddr, iwarp, 256)).isInstanceOf(CmEvent.Established.class);
+            }
+            assertThat(target.activeConnections()).isGreaterThanOrEqualTo(n);
+            for (int i = 0; i < n; i++) {
+                byte[] p = pattern(64, i);
+                cs[i].send(p, false, 0);
+                assertThat(cs[i].receive().payload()).isEqualTo(p);
+            }
+            for (RcTestClient c : cs) {
+                c.disconnect();
+            }
+        } finally {
+            for (RcTestClient c : cs) {
+                if (c != null) {
+                    c.close();
+                }
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (target.closedConnections() < before + n && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(10_000_000);
+        }
+        assertThat(target.closedConnections()).isGreaterThanOrEqualTo(before + n);
+    }
+
+    @Test
     void unknownPort_isRejectedByTheCm() throws Exception {
         try (RcTestClient c = new RcTestClient(clientDev, FlowControl.APPLICATION, 4, 4096)) {
             CmEvent e = c.connectHello(targetAddr, ServiceId.valueOf(ServiceIdScheme.IWARP, PORT + 1), 4096);

@@ -77,6 +77,26 @@ class PerfTest {
     }
 
     @Test
+    void allInOne_targetAndGatewayInProcess_withBaseline() {
+        PrintStream saved = System.out;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        int code;
+        try {
+            System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+            code = new CommandLine(new PerfCommand()).execute("--all-in-one", "--target-address", "127.0.0.49",
+                    "--gateway-ib-address", "127.0.0.50", "--baseline", "-n", "10", "--connect-threads", "2");
+        } finally {
+            System.setOut(saved);
+        }
+        String out = buf.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(out).isZero();
+        assertThat(out).contains("all-in-one: target on 127.0.0.49 port 5000, gateway on 127.0.0.50")
+                .contains("Send Latency Test (VI/TCP, through the gateway)")
+                .contains("Connection Setup Test (VI/TCP, baseline: direct to a vitcp peer)")
+                .contains("ratio gateway/baseline").containsPattern("Send BW 65536 B +[0-9.]+ MiB/s +[0-9.]+ MiB/s +[0-9.]+");
+    }
+
+    @Test
     void badOptions_exitCode2() {
         PrintStream saved = System.err;
         ByteArrayOutputStream buf = new ByteArrayOutputStream();

@@ -1,0 +1,51 @@
+package io.vibridge.gateway.cli;
+
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigUtil;
+import io.vibridge.gateway.config.GatewayConfig;
+import io.vibridge.gateway.server.GatewayServer;
+import io.vibridge.gateway.target.TargetConfig;
+import io.vibridge.gateway.target.TargetService;
+import java.net.InetAddress;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code perf --all-in-one}: a demo target and a gateway in the perf process, both on the soft
+ * provider, the gateway listening on an OS-chosen loopback port with one route to the target.
+ */
+record AllInOne(TargetService target, GatewayServer gateway, ch.qos.logback.classic.Level savedLevel)
+        implements AutoCloseable {
+
+    static AllInOne start(String targetAddress, String gatewayIbAddress, int flowc, String discriminator,
+                          boolean verbose) {
+        var logger = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.vibridge");
+        var saved = logger.getLevel();
+        if (!verbose) {
+            logger.setLevel(ch.qos.logback.classic.Level.WARN); // 1000 connects' lines would bury the figures
+        }
+        TargetService target = TargetService.start(TargetConfig.defaults(InetAddress.ofLiteral(targetAddress))
+                .withProvider("soft"));
+        try {
+            String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0 }\n"
+                    + "admin { host = \"127.0.0.1\", port = 0 }\n"
+                    + "infiniband { provider = soft, address = \"" + gatewayIbAddress + "\" }\n"
+                    + "shutdown-grace = 2s\n"
+                    + "routes = [ { match = " + ConfigUtil.quoteString(discriminator) + ", target = \""
+                    + targetAddress + "\", port = 5000, flowc = " + flowc
+                    + ", receive-size = 65552, receive-buffers = 8 } ]\n}";
+            GatewayServer gateway = GatewayServer.start(GatewayConfig.from(ConfigFactory.parseString(hocon)));
+            return new AllInOne(target, gateway, saved);
+        } catch (RuntimeException e) {
+            target.close();
+            logger.setLevel(saved);
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        gateway.close();
+        target.close();
+        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.vibridge")).setLevel(savedLevel);
+    }
+}
