@@ -652,6 +652,10 @@ public final class ViConnection {
                     respHead = (respHead + 1) % respMsg.length;
                     respCount--;
                     respDone--;
+                    while (respCount == 0 && !deferred.isEmpty()) {
+                        Deferred d = deferred.pollFirst();
+                        peer.receiveCompleted(d.receive, d.status, d.length, d.immediate);
+                    }
                 }
             }
             case K_NOP -> {
@@ -1131,8 +1135,14 @@ public final class ViConnection {
                         inReceive = null;
                         boolean imm = (segFlags & SegmentHeader.FLAG_IMMEDIATE) != 0;
                         int immediate = imm ? segImmediate : 0;
-                        peer.receiveCompleted(r, Status.DONE | Status.OP_RECEIVE | (imm ? Status.IMMEDIATE : 0), inOffset,
-                                immediate);
+                        int st = Status.DONE | Status.OP_RECEIVE | (imm ? Status.IMMEDIATE : 0);
+                        if (rr && respCount > 0) {
+                            // VIA 6.3.1.1: at Reliable Reception a Send that bypassed an RDMA Read completes only
+                            // after the Read's data went out
+                            deferred.addLast(new Deferred(r, st, inOffset, immediate));
+                        } else {
+                            peer.receiveCompleted(r, st, inOffset, immediate);
+                        }
                         ackCompleted = inMsg;
                     }
                 }
@@ -1255,7 +1265,17 @@ public final class ViConnection {
         peer.broken(this, cause, viErrorType, isCode);
     }
 
+    /** A receive completion held back behind outstanding RDMA Read responses (Reliable Reception). */
+    private record Deferred(InboundReceive receive, int status, long length, int immediate) {
+    }
+
+    private final ArrayDeque<Deferred> deferred = new ArrayDeque<>(0);
+
     private void flushInbound() {
+        while (!deferred.isEmpty()) {
+            Deferred d = deferred.pollFirst();
+            peer.receiveCompleted(d.receive, Status.DONE | Status.DESC_FLUSHED_ERROR | Status.OP_RECEIVE, 0, 0);
+        }
         if (inReceive != null) {
             InboundReceive r = inReceive;
             inReceive = null;

@@ -8,7 +8,7 @@ import java.util.Objects;
  * the RDMA read window.
  *
  * @param reliabilityLevel requested class of service
- * @param maxTransferSize requested MTU (>= 32 KiB); after connecting, {@link Vi#query()} gives the agreed one
+ * @param maxTransferSize requested MTU (>= 32 KiB); after connecting, {@link Vi#negotiated()} gives the agreed one
  * @param ptag protection tag of the VI
  * @param enableRdmaWrite accept remote RDMA Writes on this VI
  * @param enableRdmaRead accept remote RDMA Reads on this VI

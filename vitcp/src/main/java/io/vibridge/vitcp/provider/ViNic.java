@@ -382,6 +382,23 @@ public final class ViNic implements AutoCloseable {
         }
     }
 
+    /**
+     * VipConnectPeerRequest: starts {@link #connectPeer} on its own thread; the future's
+     * {@code isDone()} is VipConnectPeerDone and {@code get()} VipConnectPeerWait.
+     */
+    public java.util.concurrent.CompletableFuture<io.vibridge.vitcp.engine.Negotiated> connectPeerRequest(Vi vi,
+            Discriminator local, ViNetAddress remote, Duration timeout) {
+        var f = new java.util.concurrent.CompletableFuture<io.vibridge.vitcp.engine.Negotiated>();
+        Thread.ofVirtual().name("vitcp-peer-connect").start(() -> {
+            try {
+                f.complete(connectPeer(vi, local, remote, timeout));
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            }
+        });
+        return f;
+    }
+
     /** True when this side (local) is the higher one and so stays active (VITCP-PROFILE §7). */
     boolean isHigher(Discriminator local, ViNetAddress remote) {
         InetSocketAddress me = localAddress();

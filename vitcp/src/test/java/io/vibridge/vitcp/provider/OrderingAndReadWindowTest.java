@@ -167,6 +167,43 @@ class OrderingAndReadWindowTest {
         }
     }
 
+    @Test
+    void reliableReception_sendThatBypassedARead_completesAfterTheReadDataWentOut() throws Exception {
+        try (Fixture f = new Fixture(); ConnectListener l = f.server.listen(SERVER)) {
+            int big = 16 << 20; // a response the requester will not read for a while
+            Vi vi = f.server.createVi(f.serverAttributes(ReliabilityLevel.RELIABLE_RECEPTION).withMtu(big), null, null);
+            MemoryRegion region = f.serverRegion(big);
+            MemoryRegion inbox = f.serverRegion(64);
+            Descriptor recv = Descriptor.receive().data(inbox, 0, 64);
+            vi.postRecv(recv);
+            CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {
+                try {
+                    l.connectWait(T).accept(vi);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, Fixture.OWN_THREAD);
+            try (RawPeer raw = RawPeer.connectSlow(f.server.localAddress())) {
+                raw.request(RawPeer.ce(ReliabilityLevel.RELIABLE_RECEPTION, big, 4, CLIENT, SERVER), 0);
+                accepted.get(20, TimeUnit.SECONDS);
+                int m = raw.nextMessage;
+                raw.write(raw.segment(SegmentType.RDMA_READ_REQUEST, SegmentHeader.FLAG_END_OF_MESSAGE, 0, m, 0, 0,
+                        RawPeer.rdma(region.address(), region.handle(), big), new byte[0]),
+                        raw.segment(SegmentType.SEND, SegmentHeader.FLAG_END_OF_MESSAGE, 0, m + 1, 0, 0, null, new byte[8]));
+                Thread.sleep(300);
+                assertThat(recv.isDone()).isFalse(); // VIA 6.3.1.1: not before the Read data went out
+                long got = 0;
+                while (got < big) {
+                    SegmentView v = raw.read();
+                    if (v.type() == SegmentType.RDMA_READ_RESPONSE) {
+                        got += v.payloadLength();
+                    }
+                }
+                assertThat(vi.recvWait(T).status()).isEqualTo(Status.DONE | Status.OP_RECEIVE);
+            }
+        }
+    }
+
     static boolean closedAfter(RawPeer raw) throws IOException {
         try {
             for (int i = 0; i < 100; i++) {
