@@ -157,6 +157,8 @@ public final class Bridge implements ConnectionPeer {
     private int readCount;
     private int curWrite = -1;
     private boolean stalledOnCredit;
+    /** Client Sends/RDMA Writes placed in staging whose InfiniBand work has not completed yet. */
+    private int unconfirmed;
 
     // input gate
     private Buffer inBuf;
@@ -434,6 +436,13 @@ public final class Bridge implements ConnectionPeer {
         ByteBuf out = null;
         try {
             while (engine.hasOutput()) {
+                if (unconfirmed > 0 && engine.negotiated() != null
+                        && engine.negotiated().reliability() == ReliabilityLevel.RELIABLE_RECEPTION) {
+                    // VITCP-PROFILE §6 end to end: the engine acknowledges a message once it is placed, so at
+                    // Reliable Reception nothing (Message ACK included) leaves while a client message placed in
+                    // staging has not completed on the InfiniBand side
+                    break;
+                }
                 if (readCount > 0 && !readReady[readFifo[readHead]]) {
                     break; // RDMA Read Response data not fetched yet: responses go in request order
                 }
@@ -803,6 +812,7 @@ public final class Bridge implements ConnectionPeer {
         curWrite = -1;
         hasImm[l] = gateWriteImm;
         imm[l] = gateImmData;
+        unconfirmed++;
         enqueue(l);
     }
 
@@ -830,12 +840,14 @@ public final class Bridge implements ConnectionPeer {
         }
         int l = ((SlotReceive) receive).local;
         if (Status.isError(status)) {
+            unconfirmed++; // balanced by freeClientSlot: this receive never reaches the target
             freeClientSlot(l);
             return;
         }
         len[l] = (int) length;
         hasImm[l] = (status & Status.IMMEDIATE) != 0;
         imm[l] = immediate;
+        unconfirmed++;
         enqueue(l);
     }
 
@@ -993,6 +1005,9 @@ public final class Bridge implements ConnectionPeer {
     }
 
     private void freeClientSlot(int l) {
+        if (op[l] == OP_SEND || op[l] == OP_WRITE) {
+            unconfirmed--;
+        }
         boolean wasSend = op[l] == OP_SEND || (op[l] == OP_WRITE && hasImm[l]);
         op[l] = OP_NONE;
         freeStack[freeTop++] = l;

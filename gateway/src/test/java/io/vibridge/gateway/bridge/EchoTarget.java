@@ -117,8 +117,8 @@ final class EchoTarget implements AutoCloseable {
     @Override
     public void close() {
         listener.close();
-        thread.shutdownNow();
-        device.close();
+        device.close(); // may still hand completions to the thread: stop it afterwards
+        thread.shutdown();
     }
 
     private final class Conn {

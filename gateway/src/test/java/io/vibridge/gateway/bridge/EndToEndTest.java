@@ -113,6 +113,11 @@ class EndToEndTest {
                 Descriptor w = Descriptor.rdmaWrite(base, rkey).data(c.mr, off, sizes[i]);
                 c.vi.postSend(w);
                 assertThat(c.vi.sendWait(T).isError()).isFalse();
+                if (level == ReliabilityLevel.RELIABLE_RECEPTION) {
+                    // end-to-end: the Message ACK came only after the InfiniBand WRITE completed at the target
+                    assertThat(TestSupport.crc(target.rdma.buffer(), (int) (base - target.rdma.address()), sizes[i]))
+                            .isEqualTo(crc);
+                }
                 if (level == ReliabilityLevel.UNRELIABLE_DELIVERY) {
                     // no RDMA Read at Unreliable Delivery (VIA 2.5.1): check the target's memory directly
                     awaitCrc(base, sizes[i], crc);
