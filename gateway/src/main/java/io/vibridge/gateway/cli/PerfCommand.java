@@ -125,6 +125,9 @@ public final class PerfCommand implements Callable<Integer> {
             } catch (io.vibridge.vitcp.provider.ViException e) {
                 err.println("perf: through the gateway " + o.remote() + ": " + e.code() + " " + e.getMessage());
                 return 1;
+            } catch (IllegalStateException e) {
+                err.println("perf: through the gateway " + o.remote() + ": " + e.getMessage());
+                return 1;
             } finally {
                 if (local != null) {
                     local.close();
@@ -140,6 +143,9 @@ public final class PerfCommand implements Callable<Integer> {
                 if (viaGateway != null) {
                     Perf.printComparison(out, viaGateway, direct);
                 }
+            } catch (io.vibridge.vitcp.provider.ViException | IllegalStateException e) {
+                err.println("perf: baseline: " + e.getMessage());
+                return 1;
             }
         }
         return 0;

@@ -136,7 +136,8 @@ final class TargetConnection {
         for (int i = 0; i < bufs; i++) {
             repost(i);
         }
-        cq.onNotify(notifier, null);
+        // inline on the completing thread: the handler only queues this connection and wakes the loop
+        cq.onNotify(notifier, Runnable::run);
         cq.requestNotify(false);
     }
 
