@@ -49,6 +49,7 @@ import io.vibridge.vitcp.wire.ConnectionHeader;
 import io.vibridge.vitcp.wire.IsCode;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import io.vibridge.vitcp.wire.SegmentHeader;
+import io.vibridge.vitcp.wire.SegmentType;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
@@ -157,8 +158,16 @@ public final class Bridge implements ConnectionPeer {
     private int readCount;
     private int curWrite = -1;
     private boolean stalledOnCredit;
-    /** Client Sends/RDMA Writes placed in staging whose InfiniBand work has not completed yet. */
-    private int unconfirmed;
+    // Reliable Reception, end to end (VITCP-PROFILE §6): the engine acknowledges a message once it is
+    // placed; the bridge lowers the Message ACK of every segment it emits to the last client message
+    // whose InfiniBand work completed (completions arrive in work-request order) and emits a NOP of its
+    // own when that value moves while the engine has nothing to send.
+    private boolean rr;
+    private int confirmedAck;
+    private int ackSentToClient;
+    private int engineAck;
+    private int lastAssigned;
+    private boolean midMessage;
 
     // input gate
     private Buffer inBuf;
@@ -436,13 +445,6 @@ public final class Bridge implements ConnectionPeer {
         ByteBuf out = null;
         try {
             while (engine.hasOutput()) {
-                if (unconfirmed > 0 && engine.negotiated() != null
-                        && engine.negotiated().reliability() == ReliabilityLevel.RELIABLE_RECEPTION) {
-                    // VITCP-PROFILE §6 end to end: the engine acknowledges a message once it is placed, so at
-                    // Reliable Reception nothing (Message ACK included) leaves while a client message placed in
-                    // staging has not completed on the InfiniBand side
-                    break;
-                }
                 if (readCount > 0 && !readReady[readFifo[readHead]]) {
                     break; // RDMA Read Response data not fetched yet: responses go in request order
                 }
@@ -466,6 +468,9 @@ public final class Bridge implements ConnectionPeer {
                 }
                 int type = (header.get(1) & 0xFF) >>> 3;
                 boolean eom = (header.get(1) & SegmentHeader.FLAG_END_OF_MESSAGE) != 0;
+                if (rr && type <= 4) {
+                    trackAndLowerAck(type, eom);
+                }
                 out.writeBytes(header);
                 for (int i = 0; i < n; i++) {
                     out.writeBytes(io[i]);
@@ -485,6 +490,10 @@ public final class Bridge implements ConnectionPeer {
             socket.close();
             return;
         }
+        if (rr && !midMessage && ackSentToClient != confirmedAck && engineAck - ackSentToClient > 0
+                && engine.state() == ViConnection.State.CONNECTED) {
+            out = confirmedAckNop(out);
+        }
         if (out != null) {
             write(out);
         }
@@ -495,6 +504,42 @@ public final class Bridge implements ConnectionPeer {
             endSent = true;
             socket.end();
         }
+    }
+
+    /** Notes what the engine emitted and lowers the segment's Message ACK to what InfiniBand confirmed. */
+    private void trackAndLowerAck(int type, boolean eom) {
+        if (type != 3) {
+            lastAssigned = header.getInt(SegmentHeader.OFF_MESSAGE_NUMBER);
+        }
+        if (type == 0 || type == 1) {
+            midMessage = !eom;
+        }
+        if (header.get(SegmentHeader.OFF_VI_ERROR_TYPE) != 0) {
+            return; // an error report names the failing message itself
+        }
+        int ack = header.getInt(SegmentHeader.OFF_MESSAGE_ACK);
+        engineAck = ack;
+        if (ack - confirmedAck > 0) {
+            ack = confirmedAck;
+            header.putInt(SegmentHeader.OFF_MESSAGE_ACK, ack);
+        }
+        ackSentToClient = ack;
+    }
+
+    /** A NOP carrying the confirmed Message ACK (VITCP-PROFILE §9.2: number = last assigned, End of Message). */
+    private ByteBuf confirmedAckNop(ByteBuf out) {
+        int ack = engineAck - confirmedAck > 0 ? confirmedAck : engineAck;
+        if (out == null) {
+            out = PooledByteBufAllocator.DEFAULT.directBuffer(HDR);
+        }
+        header.clear();
+        SegmentHeader.write(header, 0, SegmentType.NOP, SegmentHeader.FLAG_END_OF_MESSAGE, HDR, 0, 0, lastAssigned,
+                ack, creditsGranted & 0xFFFF, 0, 0);
+        header.limit(HDR);
+        out.writeBytes(header);
+        ackSentToClient = ack;
+        bytesOut += HDR;
+        return out;
     }
 
     private void write(ByteBuf out) {
@@ -709,6 +754,11 @@ public final class Bridge implements ConnectionPeer {
         LocalEndpoint ep = new LocalEndpoint(attrs, req.called(), mtu, window, ThreadLocalRandom.current().nextInt(),
                 config.vi().segmentSize(), config.vi().creditThreshold(), security);
         creditsGranted = clientSlots;
+        rr = level == ReliabilityLevel.RELIABLE_RECEPTION;
+        confirmedAck = engine.request().initialMessageNumber() - 1; // VITCP-PROFILE §6: peerIMN - 1
+        ackSentToClient = confirmedAck;
+        engineAck = confirmedAck;
+        lastAssigned = ep.initialMessageNumber() - 1;
         if (!engine.accept(ep, clientSlots)) {
             fabric.metrics.rejected(RejectReason.ATTRIBUTES);
             ibDisconnect();
@@ -812,7 +862,6 @@ public final class Bridge implements ConnectionPeer {
         curWrite = -1;
         hasImm[l] = gateWriteImm;
         imm[l] = gateImmData;
-        unconfirmed++;
         enqueue(l);
     }
 
@@ -840,14 +889,12 @@ public final class Bridge implements ConnectionPeer {
         }
         int l = ((SlotReceive) receive).local;
         if (Status.isError(status)) {
-            unconfirmed++; // balanced by freeClientSlot: this receive never reaches the target
             freeClientSlot(l);
             return;
         }
         len[l] = (int) length;
         hasImm[l] = (status & Status.IMMEDIATE) != 0;
         imm[l] = immediate;
-        unconfirmed++;
         enqueue(l);
     }
 
@@ -1005,9 +1052,6 @@ public final class Bridge implements ConnectionPeer {
     }
 
     private void freeClientSlot(int l) {
-        if (op[l] == OP_SEND || op[l] == OP_WRITE) {
-            unconfirmed--;
-        }
         boolean wasSend = op[l] == OP_SEND || (op[l] == OP_WRITE && hasImm[l]);
         op[l] = OP_NONE;
         freeStack[freeTop++] = l;
@@ -1079,6 +1123,7 @@ public final class Bridge implements ConnectionPeer {
         if (--pendingWr[l] > 0) {
             return;
         }
+        confirmedAck = msgNo[l]; // in order: everything before it completed too
         switch (op[l]) {
             case OP_SEND -> {
                 fabric.metrics.message(Direction.CLIENT_TO_TARGET, Operation.SEND, len[l]);
