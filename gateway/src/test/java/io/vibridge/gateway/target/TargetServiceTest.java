@@ -312,6 +312,30 @@ class TargetServiceTest {
         assertThat(target.closedConnections()).isGreaterThanOrEqualTo(before + n);
     }
 
+    @ParameterizedTest
+    @EnumSource(FlowControl.class)
+    void echoPath_allocatesNothingPerMessage_onTheServiceLoop(FlowControl fc) throws Exception {
+        Thread loop = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("target-loop-" + TARGET_IP)).findFirst().orElseThrow();
+        var tmx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (RcTestClient c = connected(fc)) {
+            byte[] p = pattern(64, 1);
+            for (int i = 0; i < 500; i++) {             // warm-up (JIT)
+                c.send(p, i % 2 == 0, i);
+                c.receive();
+            }
+            int n = 3000;
+            long before = tmx.getThreadAllocatedBytes(loop.threadId());
+            for (int i = 0; i < n; i++) {
+                c.send(p, i % 2 == 0, i);
+                c.receive();
+            }
+            long perMessage = (tmx.getThreadAllocatedBytes(loop.threadId()) - before) / n;
+            assertThat(perMessage).as("bytes allocated per echo on the service loop").isLessThan(8);
+            c.disconnect();
+        }
+    }
+
     @Test
     void unknownPort_isRejectedByTheCm() throws Exception {
         try (RcTestClient c = new RcTestClient(clientDev, FlowControl.APPLICATION, 4, 4096)) {
