@@ -10,7 +10,12 @@ import io.vibridge.verbs.VerbsDevice;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.soft.cm.SoftConnectionManager;
 import io.vibridge.verbs.soft.transport.RcQueuePair;
+import io.vibridge.verbs.soft.wire.Bth;
+import io.vibridge.verbs.soft.wire.Gid;
+import io.vibridge.verbs.soft.wire.Icrc;
 import io.vibridge.verbs.soft.wire.IcrcCheck;
+import io.vibridge.verbs.soft.wire.Mad;
+import io.vibridge.verbs.soft.wire.Opcode;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -48,6 +53,7 @@ public final class SoftDevice implements VerbsDevice {
     private final DeviceConfig config;
     private final InetAddress address;
     private final byte[] ip4;
+    private final int ipv4;
     private final int port;
     private final DatagramChannel channel;
     private final Thread receiver;
@@ -59,7 +65,6 @@ public final class SoftDevice implements VerbsDevice {
     private int nextQpSlot;
     private final SoftConnectionManager cm;
     private final RoceIcrc rxIcrc = new RoceIcrc();
-    private final RoceIcrc.PeerModes peerModes = new RoceIcrc.PeerModes();
     private volatile boolean closed;
 
     // fault injection (egress), guarded by txLock
@@ -77,6 +82,7 @@ public final class SoftDevice implements VerbsDevice {
             throw new VerbsException("the soft provider supports IPv4 addresses only: " + address);
         }
         this.ip4 = address.getAddress();
+        this.ipv4 = Gid.ipv4(ip4);
         this.port = config.udpPort();
         try {
             channel = DatagramChannel.open(java.net.StandardProtocolFamily.INET);
@@ -172,11 +178,7 @@ public final class SoftDevice implements VerbsDevice {
 
     @Override
     public byte[] gid() {
-        byte[] g = new byte[16];
-        g[10] = (byte) 0xFF;
-        g[11] = (byte) 0xFF;
-        System.arraycopy(ip4, 0, g, 12, 4);
-        return g;
+        return Gid.ofIpv4(ipv4).toBytes();
     }
 
     @Override
@@ -254,12 +256,12 @@ public final class SoftDevice implements VerbsDevice {
     // ---------------------------------------------------------------- transmit
 
     /**
-     * Sends {@code pkt[0, len)} (BTH..pad; the 4 ICRC bytes after it are written here) to {@code to}, with
-     * egress fault injection. {@code icrc} belongs to the caller's lock/thread.
+     * Seals (ICRC for IP ID 0 + DF in the last 4 bytes) and sends {@code pkt[0, total)} to {@code to}
+     * ({@code toIp} its IPv4 address), with egress fault injection. {@code icrc} belongs to the caller's
+     * lock/thread.
      */
-    public void transmit(ByteBuffer pkt, int len, InetSocketAddress to, byte[] toIp4, RoceIcrc icrc) {
-        icrc.write(ip4, port, toIp4, to.getPort(), pkt, len);
-        int total = len + 4;
+    public void transmit(ByteBuffer pkt, int total, InetSocketAddress to, int toIp, Icrc icrc) {
+        icrc.sealIpv4(ipv4, toIp, port, to.getPort(), pkt, 0, total);
         FaultConfig f = faults;
         if (!f.active()) {
             rawSend(pkt, total, to);
@@ -333,7 +335,7 @@ public final class SoftDevice implements VerbsDevice {
     private void receiveLoop() {
         ByteBuffer buf = ByteBuffer.allocateDirect(65536);
         SocketAddress lastSrc = null;
-        byte[] srcIp = new byte[4];
+        int srcIp = 0;
         int srcPort = 0;
         InetAddress srcAddr = null;
         while (!closed) {
@@ -353,18 +355,17 @@ public final class SoftDevice implements VerbsDevice {
                         counters.malformedDrops.increment();
                         continue;
                     }
-                    srcIp = a;
+                    srcIp = Gid.ipv4(a);
                     srcPort = isa.getPort();
                     lastSrc = from;
                 }
                 counters.packetsIn.increment();
                 counters.bytesIn.add(len);
-                if (len < 12 + 4) {
+                if (len < Bth.LENGTH + Icrc.LENGTH) {
                     counters.malformedDrops.increment();
                     continue;
                 }
-                IcrcCheck ok = rxIcrc.verify(srcIp, srcPort, ip4, port, buf, len, peerModes.allowAnyId(srcIp));
-                peerModes.record(srcIp, ok);
+                IcrcCheck ok = rxIcrc.verify(srcIp, srcPort, ipv4, port, buf, len);
                 if (ok == IcrcCheck.INVALID) {
                     counters.icrcDrops.increment();
                     continue;
@@ -372,7 +373,7 @@ public final class SoftDevice implements VerbsDevice {
                 if (ok == IcrcCheck.VALID_SOME_IP_ID) {
                     counters.icrcAnyIdAccepts.increment();
                 }
-                dispatch(buf, len - 4, srcAddr, srcIp);
+                dispatch(buf, len - Icrc.LENGTH, srcAddr, srcIp);
             } catch (ClosedChannelException e) {
                 break;
             } catch (Exception e) {
@@ -383,28 +384,27 @@ public final class SoftDevice implements VerbsDevice {
         }
     }
 
-    private void dispatch(ByteBuffer pkt, int len, InetAddress src, byte[] srcIp) {
-        int opcode = pkt.get(0) & 0xFF;
-        int tver = pkt.get(1) & 0x0F;
-        if (tver != 0) {
+    private void dispatch(ByteBuffer pkt, int len, InetAddress src, int srcIp) {
+        int opcode = Bth.opcode(pkt, 0);
+        if (Bth.transportVersion(pkt, 0) != 0) {
             counters.malformedDrops.increment();
             return;
         }
-        if ((pkt.getShort(2) & 0x7FFF) != 0x7FFF) {
+        if ((Bth.pkey(pkt, 0) & 0x7FFF) != (Bth.DEFAULT_PKEY & 0x7FFF)) {
             // §1.6: the P_Key must match our only key, 0xFFFF (low 15 bits equal)
             counters.malformedDrops.increment();
             return;
         }
-        int destQp = pkt.getInt(4) & 0xFFFFFF;
-        if (opcode == 0x64) {                               // UD SEND Only: CM MADs to QP1 (§5.1)
-            if (destQp == 1) {
+        int destQp = Bth.destQp(pkt, 0);
+        if (opcode == Opcode.UD_SEND_ONLY.code()) {         // CM MADs to QP1 (§5.1)
+            if (destQp == Mad.GSI_QP) {
                 cm.onPacket(pkt, len, src);
             } else {
                 counters.malformedDrops.increment();
             }
             return;
         }
-        if (opcode > 0x1F) {
+        if (opcode > 0x1F) {                                // not RC (opcode bits 7:5 != 0)
             counters.malformedDrops.increment();
             return;
         }

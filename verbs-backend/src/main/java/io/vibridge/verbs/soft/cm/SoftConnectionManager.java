@@ -9,10 +9,31 @@ import io.vibridge.verbs.ConnectionManager;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePair;
 import io.vibridge.verbs.VerbsException;
-import io.vibridge.verbs.soft.RoceIcrc;
 import io.vibridge.verbs.soft.SoftDevice;
 import io.vibridge.verbs.soft.transport.RcAttributes;
 import io.vibridge.verbs.soft.transport.RcQueuePair;
+import io.vibridge.verbs.soft.wire.Bth;
+import io.vibridge.verbs.soft.wire.CmCodec;
+import io.vibridge.verbs.soft.wire.CmDrep;
+import io.vibridge.verbs.soft.wire.CmDreq;
+import io.vibridge.verbs.soft.wire.CmMad;
+import io.vibridge.verbs.soft.wire.CmMessage;
+import io.vibridge.verbs.soft.wire.CmMra;
+import io.vibridge.verbs.soft.wire.CmPath;
+import io.vibridge.verbs.soft.wire.CmRej;
+import io.vibridge.verbs.soft.wire.CmRep;
+import io.vibridge.verbs.soft.wire.CmReq;
+import io.vibridge.verbs.soft.wire.CmRtu;
+import io.vibridge.verbs.soft.wire.CmTargetMessage;
+import io.vibridge.verbs.soft.wire.CmTimeout;
+import io.vibridge.verbs.soft.wire.Deth;
+import io.vibridge.verbs.soft.wire.Gid;
+import io.vibridge.verbs.soft.wire.Icrc;
+import io.vibridge.verbs.soft.wire.Mad;
+import io.vibridge.verbs.soft.wire.MalformedPacketException;
+import io.vibridge.verbs.soft.wire.PacketWriter;
+import io.vibridge.verbs.soft.wire.PathMtu;
+import io.vibridge.verbs.soft.wire.Psn;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -33,7 +54,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class SoftConnectionManager implements ConnectionManager {
     private static final Logger LOG = LoggerFactory.getLogger(SoftConnectionManager.class);
-    static final int GSI_QKEY = 0x80010000;
+    /** Offset of the MAD in a QP1 packet: BTH + DETH (§5.1). */
+    private static final int MAD_OFFSET = Bth.LENGTH + Deth.LENGTH;
+    /** Hop limit of the REQ's primary path, as rdma_cm sends over RoCEv2 (§5.3). */
+    private static final int HOP_LIMIT = 64;
     /** Packet lifetime exponent used in the REQ timeout (§5.8); loopback needs little. */
     static final int PACKET_LIFETIME = 10;
     /** Local CA ACK delay we announce in REP (rxe value, §4.10). */
@@ -48,8 +72,10 @@ public final class SoftConnectionManager implements ConnectionManager {
     private final Map<Long, Listener> listeners = new HashMap<>();
     private final Map<Integer, Id> byLocal = new HashMap<>();
     private final Map<RemoteKey, Id> byRemote = new HashMap<>();
+    private final Gid localGid;
     private final ByteBuffer tx = ByteBuffer.allocateDirect(512);
-    private final RoceIcrc icrc = new RoceIcrc();
+    private final PacketWriter writer = new PacketWriter();
+    private final Icrc icrc = new Icrc();
     private final int tidHigh;
     private int udPsn;
     private boolean shutdown;
@@ -64,10 +90,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         this.caGuid = 0x020000FFFE000000L | (ip[0] & 0xFFL) << 40 | (ip[1] & 0xFFL) << 32
                 | (ip[2] & 0xFFL) << 8 | (ip[3] & 0xFFL);
         this.tidHigh = random.nextInt();
-    }
-
-    private static long nanos(int exp) {
-        return 4096L << Math.min(exp, 31);            // 4.096 µs × 2^v (§5.7)
+        this.localGid = Gid.of(device.address());
     }
 
     // ---------------------------------------------------------------- API
@@ -93,15 +116,13 @@ public final class SoftConnectionManager implements ConnectionManager {
             id.params = p;
             id.startPsn = random.nextInt() & 0xFFFFFF;
             id.tid = (long) tidHigh << 32 | id.localCommId & 0xFFFFFFFFL;
-            byte[] pd = new byte[REQ_PRIVATE_DATA];
-            System.arraycopy(p.privateData(), 0, pd, 0, p.privateData().length);
-            id.lastSent = new CmWire.Req(id.localCommId, p.serviceId(), caGuid, rq.qpNum(), p.responderResources(),
-                    p.initiatorDepth(), p.cmResponseTimeout(), id.startPsn, p.cmResponseTimeout(), p.retryCount(),
-                    RcAttributes.mtuCode(p.pathMtu()), p.rnrRetryCount(), p.maxCmRetries(), device.gid(),
-                    gid(p.remote()), p.localAckTimeout(), pd);
+            id.lastSent = CmReq.rc(id.localCommId, p.serviceId(), caGuid, rq.qpNum(), id.startPsn,
+                    p.responderResources(), p.initiatorDepth(), p.cmResponseTimeout(), p.cmResponseTimeout(),
+                    p.retryCount(), p.rnrRetryCount(), PathMtu.codeAtMost(p.pathMtu()), p.maxCmRetries(),
+                    CmPath.roce(localGid, Gid.of(p.remote()), 0, HOP_LIMIT, p.localAckTimeout()), p.privateData());
             id.state = State.REQ_SENT;
             id.retriesLeft = p.maxCmRetries();
-            id.retryNanos = nanos(p.cmResponseTimeout()) + 2 * nanos(PACKET_LIFETIME);
+            id.retryNanos = CmTimeout.nanos(p.cmResponseTimeout()) + 2 * CmTimeout.nanos(PACKET_LIFETIME);
             send(id.lastSent, id.tid, p.remote());
             id.armRetry();
             return id;
@@ -115,14 +136,6 @@ public final class SoftConnectionManager implements ConnectionManager {
         }
     }
 
-    private static byte[] gid(InetAddress a) {
-        byte[] g = new byte[16];
-        g[10] = (byte) 0xFF;
-        g[11] = (byte) 0xFF;
-        System.arraycopy(a.getAddress(), 0, g, 12, 4);
-        return g;
-    }
-
     private int newCommId() {
         int c;
         do {
@@ -131,57 +144,55 @@ public final class SoftConnectionManager implements ConnectionManager {
         return c;
     }
 
-    private void send(CmWire.Msg m, long tid, InetAddress to) {
+    private void send(CmMessage m, long tid, InetAddress to) {
         if (shutdown) {
             return;
         }
-        // BTH: UD SEND Only to QP1, DETH Q_Key 0x80010000 source QP 1 (§5.1)
-        tx.put(0, (byte) 0x64).put(1, (byte) 0).putShort(2, (short) 0xFFFF).putInt(4, 1);
-        udPsn = udPsn + 1 & 0xFFFFFF;
-        tx.putInt(8, udPsn);
-        tx.putInt(12, GSI_QKEY).putInt(16, 1);
-        CmWire.encode(m, tid, tx, 20);
+        udPsn = Psn.next(udPsn);
+        int total = CmCodec.writeGsiPacket(writer, tx, 0, udPsn, m, tid);     // UD SEND Only to QP1 (§5.1)
         InetSocketAddress dst = new InetSocketAddress(to, device.port());
-        device.transmit(tx, 20 + CmWire.MAD, dst, to.getAddress(), icrc);
+        device.transmit(tx, total, dst, Gid.ipv4(to.getAddress()), icrc);
     }
 
     // ---------------------------------------------------------------- receive
 
     /** Receive thread: a UD packet for QP1 ({@code len} excludes the ICRC). */
     public void onPacket(ByteBuffer pkt, int len, InetAddress src) {
-        if (len != 20 + CmWire.MAD || pkt.getInt(12) != GSI_QKEY) {
+        if (len != MAD_OFFSET + Mad.LENGTH || Deth.qkey(pkt, Bth.LENGTH) != Mad.GSI_QKEY) {
             device.rawCounters().malformedDrops.increment();
             return;
         }
-        CmWire.Msg m = CmWire.decode(pkt, 20);
-        if (m == null) {
+        CmMad mad;
+        try {
+            mad = CmCodec.decodeMad(pkt, MAD_OFFSET);
+        } catch (MalformedPacketException e) {
             device.rawCounters().malformedDrops.increment();
             return;
         }
-        long tid = CmWire.tid(pkt, 20);
+        long tid = mad.header().transactionId();
         synchronized (this) {
             if (shutdown) {
                 return;
             }
-            switch (m) {
-                case CmWire.Req r -> onReq(r, tid, src);
-                case CmWire.Rep r -> onRep(r, src);
-                case CmWire.Rtu r -> onRtu(r, src);
-                case CmWire.Rej r -> onRej(r, src);
-                case CmWire.Dreq r -> onDreq(r, tid, src);
-                case CmWire.Drep r -> onDrep(r, src);
-                case CmWire.Mra r -> onMra(r, src);
+            switch (mad.message()) {
+                case CmReq r -> onReq(r, tid, src);
+                case CmRep r -> onRep(r, src);
+                case CmRtu r -> onRtu(r, src);
+                case CmRej r -> onRej(r, src);
+                case CmDreq r -> onDreq(r, tid, src);
+                case CmDrep r -> onDrep(r, src);
+                case CmMra r -> onMra(r, src);
             }
         }
     }
 
-    private void onReq(CmWire.Req r, long tid, InetAddress src) {
+    private void onReq(CmReq r, long tid, InetAddress src) {
         Id old = byRemote.get(new RemoteKey(src, r.localCommId()));
         if (old != null) {                                      // duplicate REQ (§5.9)
             switch (old.state) {
                 case REP_SENT, ESTABLISHED -> send(old.lastSent, old.tid, src);
-                case TIMEWAIT -> send(new CmWire.Rej(old.localCommId, r.localCommId(), 0, CmEvent.REJ_STALE_CONNECTION,
-                        new byte[0]), tid, src);
+                case TIMEWAIT -> send(rej(old.localCommId, r.localCommId(), CmTargetMessage.REQ,
+                        CmEvent.REJ_STALE_CONNECTION), tid, src);
                 default -> {
                     // REQ_RCVD: the application is still deciding; ignore
                 }
@@ -190,12 +201,12 @@ public final class SoftConnectionManager implements ConnectionManager {
         }
         Listener l = listeners.get(r.serviceId());
         if (l == null) {
-            send(new CmWire.Rej(0, r.localCommId(), 0, CmEvent.REJ_INVALID_SERVICE_ID, new byte[0]), tid, src);
+            send(rej(0, r.localCommId(), CmTargetMessage.REQ, CmEvent.REJ_INVALID_SERVICE_ID), tid, src);
             return;
         }
-        if (!java.util.Arrays.equals(r.remoteGid(), device.gid())) {
+        if (!r.primaryPath().remoteGid().equals(localGid)) {
             // §5.9: over RoCE the REQ's primary remote GID must be ours
-            send(new CmWire.Rej(0, r.localCommId(), 0, REJ_INVALID_PRIMARY_GID, new byte[0]), tid, src);
+            send(rej(0, r.localCommId(), CmTargetMessage.REQ, REJ_INVALID_PRIMARY_GID), tid, src);
             return;
         }
         Id id = new Id(false, src, r.serviceId(), l.handler, l.executor);
@@ -213,7 +224,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         return id != null && id.remote.equals(src) ? id : null;
     }
 
-    private void onRep(CmWire.Rep r, InetAddress src) {
+    private void onRep(CmRep r, InetAddress src) {
         Id id = find(r.remoteCommId(), src);
         if (id == null || !id.active) {
             return;
@@ -230,23 +241,23 @@ public final class SoftConnectionManager implements ConnectionManager {
         ConnectParams p = id.params;
         try {
             id.qp.connect(new RcAttributes(src, device.port(), r.localQpn(), id.startPsn, r.startingPsn(),
-                    p.pathMtu(), p.retryCount(), r.rnrRetry(), p.localAckTimeout(),
+                    p.pathMtu(), p.retryCount(), r.rnrRetryCount(), p.localAckTimeout(),
                     Math.min(p.initiatorDepth(), r.responderResources()), p.responderResources(), p.minRnrTimer()));
         } catch (VerbsException e) {
             LOG.warn("REP for comm id {} but QP cannot connect: {}", id.localCommId, e.getMessage());
-            send(new CmWire.Rej(id.localCommId, id.remoteCommId, 1, 1, new byte[0]), id.tid, src);
+            send(rej(id.localCommId, id.remoteCommId, CmTargetMessage.REP, 1), id.tid, src);
             id.state = State.IDLE;
             remove(id);
             id.emit(new CmEvent.Rejected(id, 1, new byte[0]));
             return;
         }
-        id.lastSent = new CmWire.Rtu(id.localCommId, id.remoteCommId, new byte[0]);
+        id.lastSent = new CmRtu(id.localCommId, id.remoteCommId, null);
         send(id.lastSent, id.tid, src);
         id.state = State.ESTABLISHED;
         id.emit(new CmEvent.Established(id, r.privateData()));
     }
 
-    private void onRtu(CmWire.Rtu r, InetAddress src) {
+    private void onRtu(CmRtu r, InetAddress src) {
         Id id = find(r.remoteCommId(), src);
         if (id != null && id.state == State.REP_SENT && id.remoteCommId == r.localCommId()) {
             establishPassive(id, r.privateData());
@@ -259,7 +270,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         id.emit(new CmEvent.Established(id, pd));
     }
 
-    private void onRej(CmWire.Rej r, InetAddress src) {
+    private void onRej(CmRej r, InetAddress src) {
         Id id = byLocal.get(r.remoteCommId());
         if (id == null) {
             Id p = byRemote.get(new RemoteKey(src, r.localCommId()));  // active side gave up before our REP
@@ -293,14 +304,14 @@ public final class SoftConnectionManager implements ConnectionManager {
         }
     }
 
-    private void onDreq(CmWire.Dreq r, long tid, InetAddress src) {
+    private void onDreq(CmDreq r, long tid, InetAddress src) {
         Id id = find(r.remoteCommId(), src);
         if (id != null && id.qp != null && r.remoteQpn() != id.qp.qpNum()) {
             return;                                             // §5.10: Linux ignores a DREQ for another QPN
         }
         if (id == null || id.remoteCommId != r.localCommId()) {
             // unknown connection: still answer (§5.9)
-            send(new CmWire.Drep(r.remoteCommId(), r.localCommId(), new byte[0]), tid, src);
+            send(new CmDrep(r.remoteCommId(), r.localCommId(), null), tid, src);
             return;
         }
         switch (id.state) {
@@ -308,19 +319,19 @@ public final class SoftConnectionManager implements ConnectionManager {
                 // We answer at once (as rdma_cm does when its user disconnects on the event).
                 id.cancelTimer();
                 id.qp.toError();
-                id.lastSent = new CmWire.Drep(id.localCommId, id.remoteCommId, new byte[0]);
+                id.lastSent = new CmDrep(id.localCommId, id.remoteCommId, null);
                 id.dreqTid = tid;
                 send(id.lastSent, tid, src);
                 enterTimewait(id);
                 id.emit(new CmEvent.Disconnected(id));
             }
-            case TIMEWAIT -> send(new CmWire.Drep(id.localCommId, id.remoteCommId, new byte[0]), tid, src);
+            case TIMEWAIT -> send(new CmDrep(id.localCommId, id.remoteCommId, null), tid, src);
             default -> {
             }
         }
     }
 
-    private void onDrep(CmWire.Drep r, InetAddress src) {
+    private void onDrep(CmDrep r, InetAddress src) {
         Id id = find(r.remoteCommId(), src);
         if (id != null && id.state == State.DREQ_SENT) {
             id.cancelTimer();
@@ -329,19 +340,19 @@ public final class SoftConnectionManager implements ConnectionManager {
         }
     }
 
-    private void onMra(CmWire.Mra r, InetAddress src) {
+    private void onMra(CmMra r, InetAddress src) {
         Id id = byLocal.get(r.remoteCommId());
         if (id != null && id.remote.equals(src) && (id.state == State.REQ_SENT || id.state == State.REP_SENT)) {
             // §5.8: the peer needs more time: one longer wait, retries unchanged
             id.cancelTimer();
-            id.schedule(nanos(r.serviceTimeout()) + id.retryNanos);
+            id.schedule(CmTimeout.nanos(r.serviceTimeout()) + id.retryNanos);
         }
     }
 
     private void enterTimewait(Id id) {
         id.state = State.TIMEWAIT;
         RcAttributes a = id.qp == null ? null : id.qp.attributes();
-        long wait = a == null ? nanos(14) : Math.max(nanos(a.ackTimeoutExp()), 1_000_000L);
+        long wait = a == null ? CmTimeout.nanos(14) : Math.max(CmTimeout.nanos(a.ackTimeoutExp()), 1_000_000L);
         id.timer = device.timers().schedule(() -> {
             synchronized (SoftConnectionManager.this) {
                 if (id.state == State.TIMEWAIT) {
@@ -351,6 +362,11 @@ public final class SoftConnectionManager implements ConnectionManager {
                 }
             }
         }, wait, TimeUnit.NANOSECONDS);
+    }
+
+    /** A REJ without ARI or private data. */
+    private static CmRej rej(int localCommId, int remoteCommId, CmTargetMessage rejected, int reason) {
+        return new CmRej(localCommId, remoteCommId, rejected, reason, null, null);
     }
 
     private void remove(Id id) {
@@ -398,8 +414,8 @@ public final class SoftConnectionManager implements ConnectionManager {
         State state = State.IDLE;
         RcQueuePair qp;
         ConnectParams params;
-        CmWire.Req req;
-        CmWire.Msg lastSent;
+        CmReq req;
+        CmMessage lastSent;
         long tid;
         long dreqTid;
         int startPsn;
@@ -473,8 +489,8 @@ public final class SoftConnectionManager implements ConnectionManager {
             }
         }
 
-        private CmWire.Dreq dreqMsg() {
-            return new CmWire.Dreq(localCommId, remoteCommId, qp.attributes().destQpn(), new byte[0]);
+        private CmDreq dreqMsg() {
+            return new CmDreq(localCommId, remoteCommId, qp.attributes().destQpn(), null);
         }
 
         @Override
@@ -508,22 +524,21 @@ public final class SoftConnectionManager implements ConnectionManager {
                 if (active || state != State.REQ_RCVD) {
                     throw new VerbsException("accept is only valid on a received request, state " + state);
                 }
-                CmWire.Req r = req;
-                int mtu = Math.min(4096, RcAttributes.mtuBytes(Math.max(1, Math.min(5, r.mtuCode()))));
+                CmReq r = req;
+                int mtu = PathMtu.bytes(Math.max(PathMtu.MTU_256, Math.min(PathMtu.MTU_4096, r.pathMtu())));
                 int sqPsn = random.nextInt() & 0xFFFFFF;
                 int maxRd = Math.min(p.initiatorDepth(), r.responderResources());
                 int maxDestRd = Math.min(p.responderResources(), r.initiatorDepth());
                 // §5.7: the passive QP's attributes come from the REQ
                 rq.connect(new RcAttributes(remote, device.port(), r.localQpn(), sqPsn, r.startingPsn(), mtu,
-                        r.retryCount(), r.rnrRetry(), r.localAckTimeout(), maxRd, maxDestRd, p.minRnrTimer()));
+                        r.retryCount(), r.rnrRetryCount(), r.primaryPath().localAckTimeout(), maxRd, maxDestRd,
+                        p.minRnrTimer()));
                 qp = rq;
-                byte[] pd = new byte[REP_PRIVATE_DATA];
-                System.arraycopy(p.privateData(), 0, pd, 0, p.privateData().length);
-                lastSent = new CmWire.Rep(localCommId, remoteCommId, rq.qpNum(), sqPsn, maxDestRd, maxRd,
-                        TARGET_ACK_DELAY, p.rnrRetryCount(), caGuid, pd);
+                lastSent = CmRep.rc(localCommId, remoteCommId, rq.qpNum(), sqPsn, maxDestRd, maxRd,
+                        TARGET_ACK_DELAY, p.rnrRetryCount(), caGuid, p.privateData());
                 state = State.REP_SENT;
                 retriesLeft = r.maxCmRetries();
-                retryNanos = nanos(r.localCmTimeout()) + 2 * nanos(PACKET_LIFETIME);
+                retryNanos = CmTimeout.nanos(r.localCmResponseTimeout()) + 2 * CmTimeout.nanos(PACKET_LIFETIME);
                 send(lastSent, tid, remote);
                 armRetry();
                 // communication established also when the first packet arrives before the RTU (§5.10)
@@ -546,12 +561,9 @@ public final class SoftConnectionManager implements ConnectionManager {
                 if (active || state != State.REQ_RCVD) {
                     throw new VerbsException("reject is only valid on a received request, state " + state);
                 }
-                byte[] pd = new byte[REJ_PRIVATE_DATA];
-                if (privateData != null) {
-                    System.arraycopy(privateData, 0, pd, 0, privateData.length);
-                }
                 // §5.10: Local Comm ID 0 when rejecting from REQ_RCVD
-                send(new CmWire.Rej(0, remoteCommId, 0, CmEvent.REJ_CONSUMER, pd), tid, remote);
+                send(new CmRej(0, remoteCommId, CmTargetMessage.REQ, CmEvent.REJ_CONSUMER, null, privateData), tid,
+                        remote);
                 state = State.IDLE;
                 remove(this);
             }
@@ -574,7 +586,8 @@ public final class SoftConnectionManager implements ConnectionManager {
                         // §5.8: giving up a pending REQ sends REJ reason 4 (timeout) with our CA GUID as ARI
                         cancelTimer();
                         byte[] ari = ByteBuffer.allocate(8).putLong(caGuid).array();
-                        send(new CmWire.Rej(localCommId, 0, 0, CmEvent.REJ_TIMEOUT, ari, new byte[0]), tid, remote);
+                        send(new CmRej(localCommId, 0, CmTargetMessage.REQ, CmEvent.REJ_TIMEOUT, ari, null), tid,
+                                remote);
                         state = State.IDLE;
                         remove(this);
                     }

@@ -6,14 +6,17 @@ import io.vibridge.verbs.QueuePair;
 import io.vibridge.verbs.ReceiveWorkRequest;
 import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.VerbsException;
-import io.vibridge.verbs.soft.RoceIcrc;
 import io.vibridge.verbs.soft.SoftCompletionQueue;
 import io.vibridge.verbs.soft.SoftCounters;
 import io.vibridge.verbs.soft.SoftDevice;
 import io.vibridge.verbs.soft.SoftProtectionDomain;
+import io.vibridge.verbs.soft.wire.Bth;
+import io.vibridge.verbs.soft.wire.Gid;
+import io.vibridge.verbs.soft.wire.Icrc;
+import io.vibridge.verbs.soft.wire.Opcode;
+import io.vibridge.verbs.soft.wire.PacketWriter;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,14 +36,16 @@ public final class RcQueuePair implements QueuePair {
     final SoftCounters counters;
     final int qpn;
     final ByteBuffer tx = ByteBuffer.allocateDirect(SoftDevice.MAX_PACKET);
-    final RoceIcrc icrc = new RoceIcrc();
+    /** Lays out every packet this QP sends into {@link #tx} (under the lock). */
+    final PacketWriter writer = new PacketWriter();
+    private final Icrc icrc = new Icrc();
     final RcRequester requester;
     final RcResponder responder;
 
     QpState state = QpState.INIT;
     RcAttributes attrs;
     InetSocketAddress peer;
-    byte[] peerIp;
+    int peerIp;
     int destQpn;
     int mtu;
     private volatile Runnable firstPacketHook;
@@ -64,7 +69,7 @@ public final class RcQueuePair implements QueuePair {
         }
         this.attrs = a;
         this.peer = new InetSocketAddress(a.peer(), a.peerPort());
-        this.peerIp = a.peer().getAddress();
+        this.peerIp = Gid.ipv4(a.peer().getAddress());
         this.destQpn = a.destQpn();
         this.mtu = a.pathMtu();
         responder.start(a);
@@ -142,30 +147,30 @@ public final class RcQueuePair implements QueuePair {
     }
 
     /** Receive thread: one packet for this QP (ICRC already verified; {@code len} excludes the ICRC). */
-    public void onPacket(ByteBuffer pkt, int len, byte[] srcIp) {
+    public void onPacket(ByteBuffer pkt, int len, int srcIp) {
         Runnable hook = firstPacketHook;
         synchronized (this) {
             if (state != QpState.RTR && state != QpState.RTS && state != QpState.SQD) {
                 counters.malformedDrops.increment();
                 return;
             }
-            if (!Arrays.equals(srcIp, peerIp)) {                   // §1.6: RC source must be the peer
+            if (srcIp != peerIp) {                   // §1.6: RC source must be the peer
                 counters.malformedDrops.increment();
                 return;
             }
-            int op = Packets.opcode(pkt);
-            int hl = Packets.headerLength(op);
-            if (hl < 0) {
+            Opcode op = Opcode.lookup(Bth.opcode(pkt, 0));
+            if (!implemented(op)) {
                 // atomics, SEND with invalidate, reserved: not supported -> NAK Invalid Request (§4.3)
                 responder.unsupported(pkt);
                 return;
             }
-            int plen = len - hl - Packets.padCount(pkt);
+            int hl = op.headerLength();
+            int plen = len - hl - Bth.padCount(pkt, 0);
             if (plen < 0) {
                 counters.malformedDrops.increment();
                 return;
             }
-            if (op == Packets.ACKNOWLEDGE || Packets.isReadResponse(op)) {
+            if (op.isAck() || op.isReadResponse()) {
                 if (state == QpState.RTS) {
                     requester.onResponse(op, pkt, hl, plen);
                 }
@@ -179,8 +184,17 @@ public final class RcQueuePair implements QueuePair {
         }
     }
 
-    /** Sends {@code tx[0, len)} to the peer (under the lock). */
-    void send(int len) {
-        device.transmit(tx, len, peer, peerIp, icrc);
+    /**
+     * The RC opcodes this engine executes (§4.3); atomics, SEND with invalidate and codes unknown to
+     * {@link Opcode} (the receive thread passes only RC codes 0x00-0x1F) are answered with NAK invalid
+     * request.
+     */
+    private static boolean implemented(Opcode op) {
+        return op != null && op.isRc() && !op.isAtomic() && !op.hasAtomicAckEth() && !op.hasIeth();
+    }
+
+    /** Seals and sends {@code tx[0, total)}, ICRC included, as laid out by {@link #writer} (under the lock). */
+    void send(int total) {
+        device.transmit(tx, total, peer, peerIp, icrc);
     }
 }

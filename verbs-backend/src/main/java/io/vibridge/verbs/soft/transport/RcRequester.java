@@ -7,6 +7,11 @@ import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WrOpcode;
 import io.vibridge.verbs.soft.SoftMemoryRegion;
+import io.vibridge.verbs.soft.wire.Aeth;
+import io.vibridge.verbs.soft.wire.Bth;
+import io.vibridge.verbs.soft.wire.Opcode;
+import io.vibridge.verbs.soft.wire.PacketWriter;
+import io.vibridge.verbs.soft.wire.Psn;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 
@@ -73,7 +78,7 @@ final class RcRequester {
     }
 
     void start(RcAttributes a) {
-        sqPsn = a.sqPsn() & Packets.PSN_MASK;
+        sqPsn = a.sqPsn() & Psn.MASK;
         curPsn = sqPsn;
         compPsn = sqPsn;
         retryLeft = a.retryCount();
@@ -127,9 +132,9 @@ final class RcRequester {
         w.solicited = wr.solicited;
         w.npkts = wr.length == 0 ? 1 : (int) ((wr.length + (long) qp.mtu - 1) / qp.mtu);
         w.firstPsn = sqPsn;
-        w.lastPsn = Packets.add(sqPsn, w.npkts - 1);
+        w.lastPsn = Psn.add(sqPsn, w.npkts - 1);
         w.readRcvd = 0;
-        sqPsn = Packets.add(w.lastPsn, 1);
+        sqPsn = Psn.add(w.lastPsn, 1);
         tail++;
         pump();
     }
@@ -141,28 +146,27 @@ final class RcRequester {
         }
         int mtu = qp.mtu;
         ByteBuffer tx = qp.tx;
+        PacketWriter pw = qp.writer;
         boolean sent = false;
         boolean wasIdle = cursor == head && curPsn == compPsn;
         while (cursor < tail) {
-            if (Packets.diff(curPsn, compPsn) >= WINDOW) {
+            if (Psn.compare(curPsn, compPsn) >= WINDOW) {
                 break;
             }
             Wqe w = at(cursor);
-            int k = Packets.diff(curPsn, w.firstPsn);
+            int k = Psn.compare(curPsn, w.firstPsn);
             long off = (long) k * mtu;
             if (w.op.isRead()) {
                 if (readsInFlight >= maxReads) {
                     break;
                 }
-                Packets.writeBth(tx, Packets.READ_REQUEST, false, 0, qp.destQpn, true, curPsn);
-                tx.putLong(12, w.raddr + off);
-                tx.putInt(20, w.rkey);
-                tx.putInt(24, (int) (w.len - off));
+                pw.begin(tx, 0, Opcode.RDMA_READ_REQUEST, false, Bth.DEFAULT_PKEY, qp.destQpn, true, curPsn, 0)
+                        .reth(w.raddr + off, w.rkey, w.len - off);
                 noteSent(curPsn, w.lastPsn);
-                qp.send(28);
+                qp.send(pw.finish());
                 readsInFlight++;
                 pktsSinceAckReq = 0;
-                curPsn = Packets.add(w.lastPsn, 1);
+                curPsn = Psn.add(w.lastPsn, 1);
                 cursor++;
                 sent = true;
                 continue;
@@ -172,43 +176,36 @@ final class RcRequester {
             boolean last = k == w.npkts - 1;
             boolean write = w.op.isWrite();
             boolean imm = last && w.op.hasImmediate();
-            int op;
+            Opcode op;
             if (first && last) {
-                op = write ? (imm ? Packets.WRITE_ONLY_IMM : Packets.WRITE_ONLY) : (imm ? Packets.SEND_ONLY_IMM : Packets.SEND_ONLY);
+                op = write ? (imm ? Opcode.RDMA_WRITE_ONLY_WITH_IMMEDIATE : Opcode.RDMA_WRITE_ONLY)
+                        : (imm ? Opcode.SEND_ONLY_WITH_IMMEDIATE : Opcode.SEND_ONLY);
             } else if (first) {
-                op = write ? Packets.WRITE_FIRST : Packets.SEND_FIRST;
+                op = write ? Opcode.RDMA_WRITE_FIRST : Opcode.SEND_FIRST;
             } else if (last) {
-                op = write ? (imm ? Packets.WRITE_LAST_IMM : Packets.WRITE_LAST) : (imm ? Packets.SEND_LAST_IMM : Packets.SEND_LAST);
+                op = write ? (imm ? Opcode.RDMA_WRITE_LAST_WITH_IMMEDIATE : Opcode.RDMA_WRITE_LAST)
+                        : (imm ? Opcode.SEND_LAST_WITH_IMMEDIATE : Opcode.SEND_LAST);
             } else {
-                op = write ? Packets.WRITE_MIDDLE : Packets.SEND_MIDDLE;
+                op = write ? Opcode.RDMA_WRITE_MIDDLE : Opcode.SEND_MIDDLE;
             }
             boolean ackReq = last || ++pktsSinceAckReq >= MAX_PKT_PER_ACK;
             if (ackReq) {
                 pktsSinceAckReq = 0;
             }
-            int pad = -plen & 3;
             boolean se = last && w.solicited && (!write || imm);   // §2.1: SE only on the last packet
-            Packets.writeBth(tx, op, se, pad, qp.destQpn, ackReq, curPsn);
-            int h = 12;
-            if (first && write) {
-                tx.putLong(h, w.raddr);
-                tx.putInt(h + 8, w.rkey);
-                tx.putInt(h + 12, w.len);
-                h += 16;
+            pw.begin(tx, 0, op, se, Bth.DEFAULT_PKEY, qp.destQpn, ackReq, curPsn, plen);
+            if (op.hasReth()) {
+                pw.reth(w.raddr, w.rkey, w.len);
             }
             if (imm) {
-                tx.putInt(h, w.imm);
-                h += 4;
+                pw.immDt(w.imm);
             }
             if (plen > 0) {
-                tx.put(h, w.mr.buffer(), w.off + (int) off, plen);
-            }
-            for (int i = 0; i < pad; i++) {
-                tx.put(h + plen + i, (byte) 0);
+                pw.payload(w.mr.buffer(), w.off + (int) off);
             }
             noteSent(curPsn, curPsn);
-            qp.send(h + plen + pad);
-            curPsn = Packets.next(curPsn);
+            qp.send(pw.finish());
+            curPsn = Psn.next(curPsn);
             if (last) {
                 cursor++;
             }
@@ -223,10 +220,10 @@ final class RcRequester {
     }
 
     private void noteSent(int psn, int lastPsn) {
-        if (sentAny && Packets.diff(psn, highestSent) <= 0) {
+        if (sentAny && Psn.compare(psn, highestSent) <= 0) {
             qp.counters.retransmissions.increment();
         }
-        if (!sentAny || Packets.diff(lastPsn, highestSent) > 0) {
+        if (!sentAny || Psn.compare(lastPsn, highestSent) > 0) {
             highestSent = lastPsn;
             sentAny = true;
         }
@@ -305,21 +302,21 @@ final class RcRequester {
 
     // ------------------------------------------------------------------ completer
 
-    void onResponse(int op, ByteBuffer pkt, int hl, int plen) {
-        int psn = Packets.psn(pkt);
-        if (!sentAny || Packets.diff(psn, highestSent) > 0) {
+    void onResponse(Opcode op, ByteBuffer pkt, int hl, int plen) {
+        int psn = Bth.psn(pkt, 0);
+        if (!sentAny || Psn.compare(psn, highestSent) > 0) {
             qp.counters.malformedDrops.increment();   // answers a PSN we never sent: hostile or stale peer
             return;
         }
-        if (op == Packets.ACKNOWLEDGE) {
-            int syn = pkt.get(12) & 0xFF;
-            switch (syn >> 5 & 3) {
+        if (op.isAck()) {
+            int syn = Aeth.syndrome(pkt, op.aethOffset());
+            switch (syn >> 5 & 3) {                  // syndrome bits 6:5 (§3.2)
                 case 0 -> {
                     applyAck(psn);
                     pump();
                 }
-                case 1 -> onRnrNak(psn, syn & 0x1F);
-                case 3 -> onNak(psn, syn & 0x1F);
+                case 1 -> onRnrNak(psn, Aeth.code(syn));
+                case 3 -> onNak(psn, Aeth.code(syn));
                 default -> qp.counters.malformedDrops.increment();
             }
             return;
@@ -329,10 +326,10 @@ final class RcRequester {
 
     private void onRnrNak(int psn, int timerCode) {
         qp.counters.rnrNaksReceived.increment();
-        if (head == tail || Packets.diff(psn, compPsn) < 0 || rnrWait) {
+        if (head == tail || Psn.compare(psn, compPsn) < 0 || rnrWait) {
             return;                                   // stale
         }
-        applyAck(Packets.add(psn, -1));
+        applyAck(Psn.add(psn, -1));
         if (qp.attrs.rnrRetry() != 7) {               // 7 = retry forever (§4.9)
             if (rnrLeft == 0) {
                 failHead(WcStatus.RNR_RETRY_EXCEEDED);
@@ -342,15 +339,15 @@ final class RcRequester {
         }
         qp.counters.rnrWaits.increment();
         rnrWait = true;
-        qp.device.timers().schedule(rnrTask, Packets.rnrNanos(timerCode), TimeUnit.NANOSECONDS);
+        qp.device.timers().schedule(rnrTask, Aeth.rnrTimerMicros(timerCode) * 1000L, TimeUnit.NANOSECONDS);
     }
 
     private void onNak(int psn, int code) {
         qp.counters.naksReceived[Math.min(code, 3)].increment();
-        if (head == tail || Packets.diff(psn, compPsn) < 0) {
+        if (head == tail || Psn.compare(psn, compPsn) < 0) {
             return;                                   // stale
         }
-        applyAck(Packets.add(psn, -1));
+        applyAck(Psn.add(psn, -1));
         if (code == 0) {                              // PSN sequence error: go-back-N (§4.8)
             if (rnrWait) {
                 return;
@@ -376,25 +373,25 @@ final class RcRequester {
         boolean progressed = false;
         while (head < tail) {
             Wqe w = at(head);
-            if (Packets.diff(psn, w.firstPsn) < 0) {
+            if (Psn.compare(psn, w.firstPsn) < 0) {
                 break;
             }
             if (w.op.isRead()) {
                 // an ACK beyond a READ still waiting for responses: keep it for when the READ completes
-                if (!ackBeyondRead || Packets.diff(psn, ackBeyondPsn) > 0) {
+                if (!ackBeyondRead || Psn.compare(psn, ackBeyondPsn) > 0) {
                     ackBeyondRead = true;
                     ackBeyondPsn = psn;
                 }
                 break;
             }
-            if (Packets.diff(psn, w.lastPsn) >= 0) {
+            if (Psn.compare(psn, w.lastPsn) >= 0) {
                 head++;
-                compPsn = Packets.add(w.lastPsn, 1);
+                compPsn = Psn.add(w.lastPsn, 1);
                 progressed = true;
                 complete(w, WcStatus.SUCCESS);
             } else {
-                int next = Packets.add(psn, 1);
-                if (Packets.diff(next, compPsn) > 0) {
+                int next = Psn.add(psn, 1);
+                if (Psn.compare(next, compPsn) > 0) {
                     compPsn = next;
                     progressed = true;
                 }
@@ -411,7 +408,7 @@ final class RcRequester {
         if (cursor < head) {
             cursor = head;
         }
-        if (Packets.diff(curPsn, compPsn) < 0) {
+        if (Psn.compare(curPsn, compPsn) < 0) {
             curPsn = compPsn;
         }
         if (head == tail) {
@@ -419,15 +416,15 @@ final class RcRequester {
         }
     }
 
-    private void onReadResponse(int op, ByteBuffer pkt, int hl, int plen, int psn) {
+    private void onReadResponse(Opcode op, ByteBuffer pkt, int hl, int plen, int psn) {
         // a read response implicitly acknowledges every earlier SEND/WRITE (§4.8)
         while (head < tail) {
             Wqe w = at(head);
-            if (w.op.isRead() || Packets.diff(w.lastPsn, psn) >= 0) {
+            if (w.op.isRead() || Psn.compare(w.lastPsn, psn) >= 0) {
                 break;
             }
             head++;
-            compPsn = Packets.add(w.lastPsn, 1);
+            compPsn = Psn.add(w.lastPsn, 1);
             complete(w, WcStatus.SUCCESS);
             afterProgress();
         }
@@ -435,13 +432,13 @@ final class RcRequester {
             return;
         }
         Wqe w = at(head);
-        if (!w.op.isRead() || psn != Packets.add(w.firstPsn, w.readRcvd)) {
+        if (!w.op.isRead() || psn != Psn.add(w.firstPsn, w.readRcvd)) {
             qp.counters.outOfSequence.increment();    // gap or stale: dropped, the timer recovers (§4.8)
             return;
         }
         long off = (long) w.readRcvd * qp.mtu;
         long remaining = w.len - off;
-        boolean last = op == Packets.READ_RESP_LAST || op == Packets.READ_RESP_ONLY;
+        boolean last = op.isEnd();
         if (last ? plen != remaining : plen != qp.mtu || remaining <= qp.mtu) {
             qp.counters.malformedDrops.increment();
             return;
@@ -450,17 +447,17 @@ final class RcRequester {
             w.mr.buffer().put(w.off + (int) off, pkt, hl, plen);
         }
         w.readRcvd++;
-        compPsn = Packets.add(psn, 1);
+        compPsn = Psn.add(psn, 1);
         afterProgress();
         if (last) {
             head++;
             readsInFlight = Math.max(0, readsInFlight - 1);
-            compPsn = Packets.add(w.lastPsn, 1);
+            compPsn = Psn.add(w.lastPsn, 1);
             afterProgress();
             complete(w, WcStatus.SUCCESS);
             if (ackBeyondRead) {
                 ackBeyondRead = false;
-                if (Packets.diff(ackBeyondPsn, compPsn) >= 0) {
+                if (Psn.compare(ackBeyondPsn, compPsn) >= 0) {
                     applyAck(ackBeyondPsn);
                 }
             }

@@ -8,6 +8,13 @@ import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.soft.SoftMemoryRegion;
 import io.vibridge.verbs.soft.SoftRemoteAccessRegion;
+import io.vibridge.verbs.soft.wire.Aeth;
+import io.vibridge.verbs.soft.wire.Bth;
+import io.vibridge.verbs.soft.wire.ImmDt;
+import io.vibridge.verbs.soft.wire.Opcode;
+import io.vibridge.verbs.soft.wire.PacketWriter;
+import io.vibridge.verbs.soft.wire.Psn;
+import io.vibridge.verbs.soft.wire.Reth;
 import java.nio.ByteBuffer;
 
 /**
@@ -68,7 +75,7 @@ final class RcResponder {
     }
 
     void start(RcAttributes a) {
-        ePsn = a.rqPsn() & Packets.PSN_MASK;
+        ePsn = a.rqPsn() & Psn.MASK;
         msn = 0;
         reads = new ReadEntry[a.maxDestRdAtomic()];
         for (int i = 0; i < reads.length; i++) {
@@ -117,20 +124,20 @@ final class RcResponder {
     }
 
     void unsupported(ByteBuffer pkt) {
-        int psn = Packets.psn(pkt);
-        if (Packets.diff(psn, ePsn) == 0) {
-            nakError(1, psn);
+        int psn = Bth.psn(pkt, 0);
+        if (Psn.compare(psn, ePsn) == 0) {
+            nakError(Aeth.INVALID_REQUEST, psn);
         }
     }
 
-    void onRequest(int op, ByteBuffer pkt, int hl, int plen) {
-        int psn = Packets.psn(pkt);
-        int d = Packets.diff(psn, ePsn);
+    void onRequest(Opcode op, ByteBuffer pkt, int hl, int plen) {
+        int psn = Bth.psn(pkt, 0);
+        int d = Psn.compare(psn, ePsn);
         if (d > 0) {                                        // §4.3: packets lost; one NAK per gap
             qp.counters.outOfSequence.increment();
             if (!nakSent) {
                 nakSent = true;
-                sendAck(0x60, ePsn);
+                sendAck(Aeth.nak(Aeth.PSN_SEQUENCE_ERROR), ePsn);
                 qp.counters.naksSent[0].increment();
             }
             return;
@@ -141,24 +148,24 @@ final class RcResponder {
             return;
         }
         boolean ok = switch (inMsg) {
-            case IN_SEND -> op == Packets.SEND_MIDDLE || op == Packets.SEND_LAST || op == Packets.SEND_LAST_IMM;
-            case IN_WRITE -> op == Packets.WRITE_MIDDLE || op == Packets.WRITE_LAST || op == Packets.WRITE_LAST_IMM;
-            case NONE -> op == Packets.READ_REQUEST || Packets.isFirstOrOnly(op) && !Packets.isReadResponse(op);
+            case IN_SEND -> op.isSend() && !op.isStart();
+            case IN_WRITE -> op.isRdmaWrite() && !op.isStart();
+            case NONE -> op.isStart() && op.isRequest();
         };
         if (!ok) {
-            nakError(1, psn);                               // §4.3 step 2: opcode sequence
+            nakError(Aeth.INVALID_REQUEST, psn);     // §4.3 step 2: opcode sequence
             return;
         }
-        if (Packets.isSend(op)) {
+        if (op.isSend()) {
             send(op, pkt, hl, plen, psn);
-        } else if (Packets.isWrite(op)) {
+        } else if (op.isRdmaWrite()) {
             write(op, pkt, hl, plen, psn);
         } else {
-            read(pkt, psn);
+            read(op, pkt, psn);
         }
     }
 
-    private void send(int op, ByteBuffer pkt, int hl, int plen, int psn) {
+    private void send(Opcode op, ByteBuffer pkt, int hl, int plen, int psn) {
         if (!recvClaimed) {
             if (rqHead == rqTail) {
                 rnr(psn);
@@ -167,9 +174,9 @@ final class RcResponder {
             recvClaimed = true;
             recvOff = 0;
         }
-        boolean last = Packets.isLastOrOnly(op);
+        boolean last = op.isEnd();
         if (!last && plen != qp.mtu) {
-            nakError(1, psn);
+            nakError(Aeth.INVALID_REQUEST, psn);
             return;
         }
         Rwqe r = rq[(int) (rqHead % rq.length)];
@@ -177,7 +184,7 @@ final class RcResponder {
             rqHead++;
             recvClaimed = false;
             qp.recvCq.push(r.wrId, WcStatus.LOCAL_LENGTH_ERROR, WcOpcode.RECV, recvOff, false, 0, qp.qpn, false);
-            nakError(1, psn);
+            nakError(Aeth.INVALID_REQUEST, psn);
             return;
         }
         if (plen > 0) {
@@ -185,40 +192,42 @@ final class RcResponder {
         }
         recvOff += plen;
         nakSent = false;
-        ePsn = Packets.next(ePsn);
+        ePsn = Psn.next(ePsn);
         if (last) {
-            boolean imm = Packets.hasImm(op);
+            boolean imm = op.hasImmDt();
             rqHead++;
             recvClaimed = false;
             inMsg = InMessage.NONE;
-            msn = Packets.next(msn);
-            qp.recvCq.push(r.wrId, WcStatus.SUCCESS, WcOpcode.RECV, recvOff, imm, imm ? pkt.getInt(hl - 4) : 0,
-                    qp.qpn, Packets.solicited(pkt));
+            msn = Psn.next(msn);
+            int immediate = imm ? ImmDt.value(pkt, op.immDtOffset()) : 0;
+            qp.recvCq.push(r.wrId, WcStatus.SUCCESS, WcOpcode.RECV, recvOff, imm, immediate, qp.qpn,
+                    Bth.solicitedEvent(pkt, 0));
             r.mr = null;
         } else {
             inMsg = InMessage.IN_SEND;
         }
-        if (Packets.ackReq(pkt)) {
-            sendAck(Packets.SYNDROME_ACK, psn);
+        if (Bth.ackRequest(pkt, 0)) {
+            sendAck(Aeth.SYNDROME_ACK_NO_CREDIT, psn);
         }
     }
 
-    private void write(int op, ByteBuffer pkt, int hl, int plen, int psn) {
-        boolean imm = Packets.hasImm(op);
+    private void write(Opcode op, ByteBuffer pkt, int hl, int plen, int psn) {
+        boolean imm = op.hasImmDt();
         if (imm && rqHead == rqTail) {                      // WRITE with immediate consumes a receive
             rnr(psn);
             return;
         }
-        boolean first = Packets.isFirstOrOnly(op);
-        boolean last = Packets.isLastOrOnly(op);
+        boolean first = op.isStart();
+        boolean last = op.isEnd();
         SoftMemoryRegion mr = wMr;
         SoftRemoteAccessRegion h = wHandler;
         long va = wVa;
         int remaining = wRemaining;
         if (first) {
-            va = pkt.getLong(12);
-            int rkey = pkt.getInt(20);
-            int dmaLen = pkt.getInt(24);
+            int reth = op.rethOffset();
+            va = Reth.virtualAddress(pkt, reth);
+            int rkey = Reth.rkey(pkt, reth);
+            int dmaLen = (int) Reth.dmaLength(pkt, reth);
             Object t = qp.pd.lookupKey(rkey);
             mr = null;
             h = null;
@@ -230,7 +239,7 @@ final class RcResponder {
                     && x.contains(va, dmaLen & 0xFFFFFFFFL)) {
                 h = x;
             } else {
-                nakError(2, psn);                          // §4.3 step 5: R_Key, bounds, access
+                nakError(Aeth.REMOTE_ACCESS_ERROR, psn); // §4.3 step 5: R_Key, bounds, access
                 return;
             }
             remaining = dmaLen;
@@ -238,10 +247,10 @@ final class RcResponder {
         }
         // §2.3 length rules
         if (last ? plen != remaining : plen != qp.mtu || remaining <= qp.mtu) {
-            nakError(1, psn);
+            nakError(Aeth.INVALID_REQUEST, psn);
             return;
         }
-        int immediate = imm ? pkt.getInt(hl - 4) : 0;
+        int immediate = imm ? ImmDt.value(pkt, op.immDtOffset()) : 0;
         if (h != null) {
             if (view == null || viewOf != pkt) {
                 view = pkt.duplicate();
@@ -260,50 +269,51 @@ final class RcResponder {
         wVa = va + plen;
         wRemaining = remaining - plen;
         nakSent = false;
-        ePsn = Packets.next(ePsn);
+        ePsn = Psn.next(ePsn);
         if (last) {
             inMsg = InMessage.NONE;
             wMr = null;
             wHandler = null;
-            msn = Packets.next(msn);
+            msn = Psn.next(msn);
             if (imm) {
                 Rwqe r = rq[(int) (rqHead++ % rq.length)];
                 qp.recvCq.push(r.wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, wTotal, true, immediate,
-                        qp.qpn, Packets.solicited(pkt));
+                        qp.qpn, Bth.solicitedEvent(pkt, 0));
                 r.mr = null;
             }
         } else {
             inMsg = InMessage.IN_WRITE;
         }
-        if (Packets.ackReq(pkt)) {
-            sendAck(Packets.SYNDROME_ACK, psn);
+        if (Bth.ackRequest(pkt, 0)) {
+            sendAck(Aeth.SYNDROME_ACK_NO_CREDIT, psn);
         }
     }
 
-    private void read(ByteBuffer pkt, int psn) {
-        long va = pkt.getLong(12);
-        int rkey = pkt.getInt(20);
-        int len = pkt.getInt(24);
+    private void read(Opcode op, ByteBuffer pkt, int psn) {
+        int reth = op.rethOffset();
+        long va = Reth.virtualAddress(pkt, reth);
+        int rkey = Reth.rkey(pkt, reth);
+        int len = (int) Reth.dmaLength(pkt, reth);
         if (reads.length == 0 || len < 0) {                // §4.3 step 4: no responder resources; >= 2 GiB
-            nakError(1, psn);
+            nakError(Aeth.INVALID_REQUEST, psn);
             return;
         }
         Object target = len == 0 ? NO_TARGET : validRead(va, rkey, len);   // IBA C9-88: no R_Key check for 0 bytes
         if (target == null) {
-            nakError(2, psn);
+            nakError(Aeth.REMOTE_ACCESS_ERROR, psn);
             return;
         }
         int npkts = npkts(len);
         ReadEntry e = reads[readNext++ % reads.length];
         e.valid = true;
         e.firstPsn = psn;
-        e.lastPsn = Packets.add(psn, npkts - 1);
+        e.lastPsn = Psn.add(psn, npkts - 1);
         e.va = va;
         e.rkey = rkey;
         e.len = len;
-        msn = Packets.next(msn);
+        msn = Psn.next(msn);
         nakSent = false;
-        ePsn = Packets.add(psn, npkts);
+        ePsn = Psn.add(psn, npkts);
         execute(target, psn, va, len);
     }
 
@@ -339,39 +349,35 @@ final class RcResponder {
         int mtu = qp.mtu;
         int n = npkts(len);
         ByteBuffer tx = qp.tx;
+        PacketWriter pw = qp.writer;
         for (int k = 0; k < n; k++) {
             int off = k * mtu;
             int plen = Math.min(mtu, len - off);
-            int op = n == 1 ? Packets.READ_RESP_ONLY : k == 0 ? Packets.READ_RESP_FIRST
-                    : k == n - 1 ? Packets.READ_RESP_LAST : Packets.READ_RESP_MIDDLE;
-            int pad = -plen & 3;
-            Packets.writeBth(tx, op, false, pad, qp.destQpn, false, Packets.add(psn, k));
-            int h = 12;
-            if (op != Packets.READ_RESP_MIDDLE) {
-                tx.putInt(12, Packets.SYNDROME_ACK << 24 | msn);
-                h = 16;
+            Opcode op = n == 1 ? Opcode.RDMA_READ_RESPONSE_ONLY : k == 0 ? Opcode.RDMA_READ_RESPONSE_FIRST
+                    : k == n - 1 ? Opcode.RDMA_READ_RESPONSE_LAST : Opcode.RDMA_READ_RESPONSE_MIDDLE;
+            pw.begin(tx, 0, op, false, Bth.DEFAULT_PKEY, qp.destQpn, false, Psn.add(psn, k), plen);
+            if (op.hasAeth()) {
+                pw.aeth(Aeth.SYNDROME_ACK_NO_CREDIT, msn);
             }
             if (plen > 0) {
-                tx.put(h, src, srcOff + off, plen);
+                pw.payload(src, srcOff + off);
             }
-            for (int i = 0; i < pad; i++) {
-                tx.put(h + plen + i, (byte) 0);
-            }
-            qp.send(h + plen + pad);
+            qp.send(pw.finish());
         }
     }
 
-    private void duplicate(int op, ByteBuffer pkt, int psn) {
-        if (op == Packets.READ_REQUEST) {                   // §4.6: re-execute from the saved resource
-            long va = pkt.getLong(12);
-            int rkey = pkt.getInt(20);
-            long len = pkt.getInt(24) & 0xFFFFFFFFL;
+    private void duplicate(Opcode op, ByteBuffer pkt, int psn) {
+        if (op.isReadRequest()) {                           // §4.6: re-execute from the saved resource
+            int reth = op.rethOffset();
+            long va = Reth.virtualAddress(pkt, reth);
+            int rkey = Reth.rkey(pkt, reth);
+            long len = Reth.dmaLength(pkt, reth);
             for (ReadEntry e : reads) {
-                if (e.valid && Packets.diff(psn, e.firstPsn) >= 0 && Packets.diff(psn, e.lastPsn) <= 0
+                if (e.valid && Psn.compare(psn, e.firstPsn) >= 0 && Psn.compare(psn, e.lastPsn) <= 0
                         && e.rkey == rkey && va >= e.va && va + len <= e.va + e.len) {
                     Object target = len == 0 ? NO_TARGET : validRead(va, rkey, (int) len);
                     if (target == null) {
-                        nakError(2, psn);
+                        nakError(Aeth.REMOTE_ACCESS_ERROR, psn);
                     } else {
                         execute(target, psn, va, (int) len);
                     }
@@ -380,26 +386,25 @@ final class RcResponder {
             }
             return;                                         // unknown duplicate READ: dropped silently
         }
-        sendAck(Packets.SYNDROME_ACK, Packets.add(ePsn, -1));
+        sendAck(Aeth.SYNDROME_ACK_NO_CREDIT, Psn.add(ePsn, -1));
     }
 
     private void rnr(int psn) {
         qp.counters.rnrNaksSent.increment();
-        sendAck(0x20 | qp.attrs.minRnrTimer() & 0x1F, psn);
+        sendAck(Aeth.rnrNak(qp.attrs.minRnrTimer() & 0x1F), psn);
         nakSent = true;                                     // the packets behind it are resent after the wait
     }
 
     private void nakError(int code, int psn) {
         qp.counters.naksSent[code].increment();
-        sendAck(0x60 | code, psn);
+        sendAck(Aeth.nak(code), psn);
         qp.enterError("responder NAK " + code);
     }
 
     private void sendAck(int syndrome, int psn) {
-        ByteBuffer tx = qp.tx;
-        Packets.writeBth(tx, Packets.ACKNOWLEDGE, false, 0, qp.destQpn, false, psn);
-        tx.putInt(12, syndrome << 24 | msn);
-        qp.send(16);
+        PacketWriter pw = qp.writer;
+        pw.begin(qp.tx, 0, Opcode.ACKNOWLEDGE, false, Bth.DEFAULT_PKEY, qp.destQpn, false, psn, 0).aeth(syndrome, msn);
+        qp.send(pw.finish());
     }
 
     /** Completes a handler-answered READ later, from any thread. */
@@ -426,7 +431,7 @@ final class RcResponder {
                     return;
                 }
                 if (data.remaining() != len) {
-                    nakError(3, psn);
+                    nakError(Aeth.REMOTE_OPERATIONAL_ERROR, psn);
                     return;
                 }
                 sendReadResponses(psn, data, data.position(), len);
@@ -441,7 +446,7 @@ final class RcResponder {
                 }
                 done = true;
                 if (epochAtStart == epoch && qp.state != QpState.ERROR) {
-                    nakError(2, psn);
+                    nakError(Aeth.REMOTE_ACCESS_ERROR, psn);
                 }
             }
         }
