@@ -8,6 +8,7 @@ import io.vibridge.gateway.server.GatewayServer;
 import io.vibridge.gateway.target.Control;
 import io.vibridge.gateway.target.TargetConfig;
 import io.vibridge.gateway.target.TargetService;
+import io.vibridge.cm.serviceid.ServiceIdScheme;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.MemoryRegion;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
@@ -34,14 +35,19 @@ class ThroughGatewayTest {
     @BeforeAll
     static void start() throws Exception {
         target = TargetService.start(TargetConfig.defaults(InetAddress.ofLiteral("127.0.0.44")).withProvider("soft")
-                .withReceives(16, 65552).withRegionSize(4 << 20));
+                .withReceives(16, 65552).withRegionSize(4 << 20)
+                .withSchemes(java.util.Set.of(ServiceIdScheme.IWARP, ServiceIdScheme.SDP, ServiceIdScheme.RDMA_CM)));
         String route = "{ match = \"demo%d\", target = \"127.0.0.44\", port = 5000, flowc = %d, "
                 + "receive-size = 65552, receive-buffers = 8 }";
         String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0 }\n"
                 + "admin { host = \"127.0.0.1\", port = 0 }\n"
                 + "infiniband { provider = soft, address = \"127.0.0.43\", local-ack-timeout = 12, cm-response-timeout = 14 }\n"
                 + "staging { slots = 256 }\nshutdown-grace = 2s\n"
-                + "routes = [" + route.formatted(0, 0) + "," + route.formatted(1, 1) + "]\n}";
+                + "routes = [" + route.formatted(0, 0) + "," + route.formatted(1, 1) + ",\n"
+                + "{ match = \"demo-sdp\", target = \"127.0.0.44\", port = 5000, service-id = sdp, flowc = 0, "
+                + "receive-size = 65552, receive-buffers = 8 }\n"
+                + "{ match = \"demo-cma\", target = \"127.0.0.44\", port = 5000, service-id = rdma-cm, "
+                + "cm-format = rdma-cm, flowc = 1, receive-size = 65552, receive-buffers = 8 } ]\n}";
         gateway = GatewayServer.start(GatewayConfig.from(ConfigFactory.parseString(hocon)));
     }
 
@@ -68,6 +74,15 @@ class ThroughGatewayTest {
                 new PrintStream(out, true, StandardCharsets.UTF_8));
         assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("3 sent, 3 received, 0 mismatched");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"demo-sdp", "demo-cma"})
+    void ping_overSdpAndRdmaCmRoutes(String route) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code = Ping.run(options(0, 1000).withDiscriminator(route), 3, Duration.ZERO,
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(out, true, StandardCharsets.UTF_8));
+        assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isZero();
     }
 
     @ParameterizedTest
