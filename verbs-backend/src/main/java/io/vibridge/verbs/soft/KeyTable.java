@@ -8,11 +8,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 final class KeyTable {
     private static final int SLOTS = 1 << 16;
-    private final AtomicReferenceArray<Object> slots = new AtomicReferenceArray<>(SLOTS);
+    private final AtomicReferenceArray<SoftRegion> slots = new AtomicReferenceArray<>(SLOTS);
     private final int[] tags = new int[SLOTS];
     private int next = 1;
 
-    synchronized int register(Object region) {
+    synchronized int register(SoftRegion region) {
         for (int n = 0; n < SLOTS; n++) {
             int slot = next;
             next = next + 1 == SLOTS ? 1 : next + 1;
@@ -25,13 +25,13 @@ final class KeyTable {
         throw new io.vibridge.verbs.VerbsException("out of memory keys (" + SLOTS + " regions)");
     }
 
-    Object lookup(int key) {
+    SoftRegion lookup(int key) {
         int slot = key >>> 8;
         if (slot == 0 || slot >= SLOTS) {
             return null;
         }
-        Object r = slots.get(slot);
-        return r != null && keyOf(r) == key ? r : null;
+        SoftRegion r = slots.get(slot);
+        return r != null && r.rkey() == key ? r : null;
     }
 
     synchronized void remove(int key) {
@@ -39,12 +39,5 @@ final class KeyTable {
         if (slot > 0 && slot < SLOTS) {
             slots.set(slot, null);
         }
-    }
-
-    private static int keyOf(Object r) {
-        if (r instanceof SoftMemoryRegion m) {
-            return m.rkey();
-        }
-        return ((SoftRemoteAccessRegion) r).rkey();
     }
 }

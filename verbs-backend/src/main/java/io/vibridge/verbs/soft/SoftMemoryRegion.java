@@ -7,36 +7,21 @@ import java.nio.ByteBuffer;
 import java.util.Set;
 
 /** A registered direct buffer. */
-public final class SoftMemoryRegion implements MemoryRegion {
-    private final SoftProtectionDomain pd;
+public final class SoftMemoryRegion extends SoftRegion implements MemoryRegion {
     private final ByteBuffer buffer;
-    private final long address;
     private final Set<Access> access;
-    private final boolean remoteWrite;
-    private final boolean remoteRead;
     private final boolean localWrite;
-    private final int key;
-    private volatile boolean closed;
 
     SoftMemoryRegion(SoftProtectionDomain pd, ByteBuffer buffer, Set<Access> access) {
-        this.pd = pd;
         this.buffer = buffer.duplicate().clear();
-        this.address = MemorySegment.ofBuffer(buffer).address();
         this.access = Set.copyOf(access);
-        this.remoteWrite = access.contains(Access.REMOTE_WRITE);
-        this.remoteRead = access.contains(Access.REMOTE_READ);
-        this.localWrite = access.contains(Access.LOCAL_WRITE) || remoteWrite;
-        this.key = pd.device().keys().register(this);
+        this.localWrite = access.contains(Access.LOCAL_WRITE) || access.contains(Access.REMOTE_WRITE);
+        super(pd, MemorySegment.ofBuffer(buffer).address(), buffer.capacity(), access);
     }
 
     @Override
     public ByteBuffer buffer() {
         return buffer;
-    }
-
-    @Override
-    public long address() {
-        return address;
     }
 
     @Override
@@ -46,12 +31,7 @@ public final class SoftMemoryRegion implements MemoryRegion {
 
     @Override
     public int lkey() {
-        return key;
-    }
-
-    @Override
-    public int rkey() {
-        return key;
+        return rkey();
     }
 
     @Override
@@ -59,32 +39,7 @@ public final class SoftMemoryRegion implements MemoryRegion {
         return access;
     }
 
-    public SoftProtectionDomain pd() {
-        return pd;
-    }
-
-    public boolean remoteWrite() {
-        return remoteWrite && !closed;
-    }
-
-    public boolean remoteRead() {
-        return remoteRead && !closed;
-    }
-
     public boolean localWrite() {
         return localWrite;
-    }
-
-    /** True if [va, va+len) lies inside the region. */
-    public boolean contains(long va, long len) {
-        return len >= 0 && va >= address && va - address <= buffer.capacity() - len;
-    }
-
-    @Override
-    public void close() {
-        if (!closed) {
-            closed = true;
-            pd.device().keys().remove(key);
-        }
     }
 }

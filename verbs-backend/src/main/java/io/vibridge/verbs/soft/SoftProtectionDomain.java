@@ -55,8 +55,8 @@ public final class SoftProtectionDomain implements ProtectionDomain {
         // regions and QPs are closed individually
     }
 
-    /** Internal: lets the transport validate keys. */
-    public Object lookupKey(int key) {
+    /** Internal: the region an R_Key names, or null; the transport checks its PD, rights and range. */
+    public SoftRegion lookupKey(int key) {
         return device.keys().lookup(key);
     }
 

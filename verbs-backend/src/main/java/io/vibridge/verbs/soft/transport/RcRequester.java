@@ -255,12 +255,7 @@ final class RcRequester {
                 return;
             }
             qp.counters.timeouts.increment();
-            if (!consumeRetry()) {
-                failHead(WcStatus.RETRY_EXCEEDED);
-                return;
-            }
-            rewind();
-            pump();
+            retry();
         }
     }
 
@@ -272,6 +267,16 @@ final class RcRequester {
                 pump();
             }
         }
+    }
+
+    /** Go-back-N from {@code compPsn}, consuming a retry; RETRY_EXCEEDED when none is left (§4.8, §4.9). */
+    private void retry() {
+        if (!consumeRetry()) {
+            failHead(WcStatus.RETRY_EXCEEDED);
+            return;
+        }
+        rewind();
+        pump();
     }
 
     /** retry_cnt 7 is unlimited, as rxe (§4.9). */
@@ -349,15 +354,9 @@ final class RcRequester {
         }
         applyAck(Psn.add(psn, -1));
         if (code == 0) {                              // PSN sequence error: go-back-N (§4.8)
-            if (rnrWait) {
-                return;
+            if (!rnrWait) {
+                retry();
             }
-            if (!consumeRetry()) {
-                failHead(WcStatus.RETRY_EXCEEDED);
-                return;
-            }
-            rewind();
-            pump();
             return;
         }
         failHead(switch (code) {

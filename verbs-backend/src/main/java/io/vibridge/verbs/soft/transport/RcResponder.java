@@ -7,6 +7,7 @@ import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.soft.SoftMemoryRegion;
+import io.vibridge.verbs.soft.SoftRegion;
 import io.vibridge.verbs.soft.SoftRemoteAccessRegion;
 import io.vibridge.verbs.soft.wire.Aeth;
 import io.vibridge.verbs.soft.wire.Bth;
@@ -26,7 +27,6 @@ import java.nio.ByteBuffer;
 final class RcResponder {
     /** Responder state between packets: which multi-packet message is in progress (§4.3 step 2). */
     enum InMessage { NONE, IN_SEND, IN_WRITE }
-    private static final Object NO_TARGET = new Object();
 
     static final class Rwqe {
         long wrId;
@@ -228,19 +228,19 @@ final class RcResponder {
             va = Reth.virtualAddress(pkt, reth);
             int rkey = Reth.rkey(pkt, reth);
             int dmaLen = (int) Reth.dmaLength(pkt, reth);
-            Object t = qp.pd.lookupKey(rkey);
             mr = null;
             h = null;
-            if (dmaLen == 0) {
-                // IBA C9-88 (rxe check_rkey): a zero-length RDMA operation needs no valid R_Key
-            } else if (t instanceof SoftMemoryRegion m && m.pd() == qp.pd && m.remoteWrite() && m.contains(va, dmaLen & 0xFFFFFFFFL)) {
-                mr = m;
-            } else if (t instanceof SoftRemoteAccessRegion x && x.pd() == qp.pd && x.remoteWrite()
-                    && x.contains(va, dmaLen & 0xFFFFFFFFL)) {
-                h = x;
-            } else {
-                nakError(Aeth.REMOTE_ACCESS_ERROR, psn); // §4.3 step 5: R_Key, bounds, access
-                return;
+            if (dmaLen != 0) {             // IBA C9-88 (rxe check_rkey): a zero-length RDMA operation needs no R_Key
+                SoftRegion t = target(rkey, va, dmaLen & 0xFFFFFFFFL, true);
+                if (t == null) {
+                    nakError(Aeth.REMOTE_ACCESS_ERROR, psn);
+                    return;
+                }
+                if (t instanceof SoftMemoryRegion m) {
+                    mr = m;
+                } else {
+                    h = (SoftRemoteAccessRegion) t;
+                }
             }
             remaining = dmaLen;
             wTotal = dmaLen;
@@ -298,8 +298,8 @@ final class RcResponder {
             nakError(Aeth.INVALID_REQUEST, psn);
             return;
         }
-        Object target = len == 0 ? NO_TARGET : validRead(va, rkey, len);   // IBA C9-88: no R_Key check for 0 bytes
-        if (target == null) {
+        SoftRegion target = len == 0 ? null : target(rkey, va, len & 0xFFFFFFFFL, false); // IBA C9-88
+        if (len != 0 && target == null) {
             nakError(Aeth.REMOTE_ACCESS_ERROR, psn);
             return;
         }
@@ -317,30 +317,26 @@ final class RcResponder {
         execute(target, psn, va, len);
     }
 
-    private Object validRead(long va, int rkey, int len) {
-        Object t = qp.pd.lookupKey(rkey);
-        long l = len & 0xFFFFFFFFL;
-        if (t instanceof SoftMemoryRegion m && m.pd() == qp.pd && m.remoteRead() && m.contains(va, l)) {
-            return m;
-        }
-        if (t instanceof SoftRemoteAccessRegion x && x.pd() == qp.pd && x.remoteRead() && x.contains(va, l)) {
-            return x;
-        }
-        return null;
+    /**
+     * §4.3 step 5: the region {@code rkey} names if it belongs to this QP's PD, grants the remote
+     * {@code write} or read right and holds [va, va+len); null otherwise (NAK remote access).
+     */
+    private SoftRegion target(int rkey, long va, long len, boolean write) {
+        SoftRegion t = qp.pd.lookupKey(rkey);
+        return t != null && t.pd() == qp.pd && (write ? t.remoteWrite() : t.remoteRead()) && t.contains(va, len)
+                ? t : null;
     }
 
     private int npkts(int len) {
         return len == 0 ? 1 : (int) (((len & 0xFFFFFFFFL) + qp.mtu - 1) / qp.mtu);
     }
 
-    private void execute(Object target, int psn, long va, int len) {
-        if (target == NO_TARGET) {
-            sendReadResponses(psn, null, 0, 0);
-        } else if (target instanceof SoftMemoryRegion m) {
-            sendReadResponses(psn, m.buffer(), (int) (va - m.address()), len);
-        } else {
-            SoftRemoteAccessRegion x = (SoftRemoteAccessRegion) target;
-            x.handler().onRead(va, len, new DeferredRead(psn, len, epoch));
+    /** Answers a READ from {@code target}; null for a zero-length READ (no region). */
+    private void execute(SoftRegion target, int psn, long va, int len) {
+        switch (target) {
+            case null -> sendReadResponses(psn, null, 0, 0);
+            case SoftMemoryRegion m -> sendReadResponses(psn, m.buffer(), (int) (va - m.address()), len);
+            case SoftRemoteAccessRegion x -> x.handler().onRead(va, len, new DeferredRead(psn, len, epoch));
         }
     }
 
@@ -375,8 +371,8 @@ final class RcResponder {
             for (ReadEntry e : reads) {
                 if (e.valid && Psn.compare(psn, e.firstPsn) >= 0 && Psn.compare(psn, e.lastPsn) <= 0
                         && e.rkey == rkey && va >= e.va && va + len <= e.va + e.len) {
-                    Object target = len == 0 ? NO_TARGET : validRead(va, rkey, (int) len);
-                    if (target == null) {
+                    SoftRegion target = len == 0 ? null : target(rkey, va, len, false);
+                    if (len != 0 && target == null) {
                         nakError(Aeth.REMOTE_ACCESS_ERROR, psn);
                     } else {
                         execute(target, psn, va, (int) len);
