@@ -69,7 +69,7 @@ public final class TargetCommand implements Callable<Integer> {
     int maxConnections;
 
     @Option(names = "--memory-budget", defaultValue = "2GiB",
-            description = "Receive memory of all connections together (default: ${DEFAULT-VALUE}).")
+            description = "Receive memory of all connections together; when short, new connections get fewer receives (>= 3), then REJ 28 (default: ${DEFAULT-VALUE}).")
     String memoryBudget;
 
     @Override

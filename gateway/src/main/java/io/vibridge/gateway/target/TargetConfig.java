@@ -20,7 +20,8 @@ import java.util.Set;
  * @param sourceSize       payload bytes of each Send in source mode
  * @param sourceDepth      Sends outstanding in source mode
  * @param maxConnections   concurrent connections; more are rejected (REJ 28)
- * @param memoryBudget     receive memory of all connections together; beyond it new connections are rejected
+ * @param memoryBudget     receive memory of all connections together; when it runs short new connections get
+ *                         fewer receives (at least 3), then REJ 28
  */
 public record TargetConfig(InetAddress address, int udpPort, String provider, int port, Set<ServiceIdScheme> schemes,
                            TargetMode mode, int receiveBuffers, int receiveSize, int maxReceiveSize, int regionSize,

@@ -253,16 +253,19 @@ public final class TargetService implements AutoCloseable {
             reject(r, connId, sid, "FlowC 0 Hello with bufs 0");
             return;
         }
-        int bufs = config.receiveBuffers();
-        long memory = (long) bufs * size + TargetConnection.EXTRA;
         if (active >= config.maxConnections()) {
             reject(r, connId, sid, "connection limit " + config.maxConnections() + " reached");
             return;
         }
-        if (memoryInUse + memory > config.memoryBudget()) {
+        // When the receive-memory budget runs short, later connections get fewer receives (never below
+        // 3, FlowC 0's minimum for quiet credit updates) rather than being refused outright.
+        long room = (config.memoryBudget() - memoryInUse - TargetConnection.EXTRA) / size;
+        int bufs = (int) Math.min(config.receiveBuffers(), Math.max(0, room));
+        if (bufs < Math.min(3, config.receiveBuffers())) {
             reject(r, connId, sid, "receive memory budget " + config.memoryBudget() + " B exhausted");
             return;
         }
+        long memory = (long) bufs * size + TargetConnection.EXTRA;
         TargetConnection c = new TargetConnection(this, connId, r.id(), flowC, peerBufs, peerRcvSize, bufs, size);
         try {
             c.open();
@@ -270,8 +273,12 @@ public final class TargetService implements AutoCloseable {
             memoryInUse += memory;
             active++;
             c.accept();
-        } catch (RuntimeException e) {
-            byId.remove(r.id());
+        } catch (RuntimeException | OutOfMemoryError e) {
+            // OutOfMemoryError: no direct memory for the slab (-XX:MaxDirectMemorySize)
+            if (byId.remove(r.id()) != null) {
+                memoryInUse -= memory;
+                active--;
+            }
             c.release();
             reject(r, connId, sid, "setup failed: " + e);
             return;

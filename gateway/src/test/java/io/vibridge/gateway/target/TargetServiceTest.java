@@ -280,6 +280,37 @@ class TargetServiceTest {
     }
 
     @Test
+    void memoryBudget_shrinksReceivesThenRejects() throws Exception {
+        InetAddress addr = InetAddress.getByName("127.0.0.57");
+        long budget = (8 * 4096 + 16) + (4 * 4096 + 16) + 100;
+        try (TargetService t = TargetService.start(TargetConfig.defaults(addr).withProvider("soft")
+                .withReceives(8, 4096).withRegionSize(65536).withLimits(100, budget))) {
+            long sid = ServiceId.valueOf(ServiceIdScheme.IWARP, TargetConfig.DEFAULT_PORT);
+            RcTestClient a = new RcTestClient(clientDev, FlowControl.TRANSPORT, 4, 4096, 4096);
+            RcTestClient b = new RcTestClient(clientDev, FlowControl.TRANSPORT, 4, 4096, 4096);
+            RcTestClient c = new RcTestClient(clientDev, FlowControl.TRANSPORT, 4, 4096, 4096);
+            try {
+                assertThat(a.connectHello(addr, sid, 4096)).isInstanceOf(CmEvent.Established.class);
+                assertThat(a.reply.bufs()).isEqualTo(8);
+                assertThat(b.connectHello(addr, sid, 4096)).isInstanceOf(CmEvent.Established.class);
+                assertThat(b.reply.bufs()).isEqualTo(4);
+                for (int i = 0; i < 10; i++) {          // fewer receives, credits still cycle
+                    b.send(new byte[] {(byte) i}, false, 0);
+                    assertThat(b.receive().payload()).containsExactly(i);
+                }
+                assertThat(c.connectHello(addr, sid, 4096)).isInstanceOfSatisfying(CmEvent.Rejected.class,
+                        e -> assertThat(e.reason()).isEqualTo(28));
+                a.disconnect();
+                b.disconnect();
+            } finally {
+                a.close();
+                b.close();
+                c.close();
+            }
+        }
+    }
+
+    @Test
     void manyConcurrentConnections_eachEchoes_thenAllCleanUp() throws Exception {
         long before = target.closedConnections();
         int n = 300;
