@@ -57,20 +57,24 @@ public final class CompletionQueue {
         }
     }
 
-    void add(Vi vi, boolean recv, Entry cached) {
+    /**
+     * Queues a notice; returns a task that runs a pending VipCQNotify handler (the caller runs it
+     * outside the engine lock), or null.
+     */
+    Runnable add(Vi vi, boolean recv, Entry cached) {
         Consumer<Entry> cb = null;
         Entry e = cached;
         lock.lock();
         try {
             if (destroyed) {
-                return;
+                return null;
             }
             if (notify != null) {
                 cb = notify;
                 notify = null;
             } else if (count == ring.length) {
                 overruns++;
-                return;
+                return null;
             } else {
                 ring[(head + count) % ring.length] = e;
                 count++;
@@ -81,9 +85,11 @@ public final class CompletionQueue {
         } finally {
             lock.unlock();
         }
-        if (cb != null) {
-            cb.accept(e);
+        if (cb == null) {
+            return null;
         }
+        Consumer<Entry> handler = cb;
+        return () -> handler.accept(e);
     }
 
     /** VipCQDone: the oldest completion notice, or null. */

@@ -37,6 +37,35 @@ final class Link implements ConnectionPeer {
     private volatile boolean closed;
     private ByteBuffer[] io;
 
+    // consumer callbacks raised inside the engine, run once the lock is released (guarded by lock)
+    private final java.util.ArrayDeque<Runnable> deferred = new java.util.ArrayDeque<>(0);
+
+    /** Under {@link #lock}: a consumer callback to run after the lock is released. */
+    void defer(Runnable task) {
+        deferred.addLast(task);
+    }
+
+    /** Runs deferred consumer callbacks; the caller must not hold {@link #lock}. */
+    void runDeferred() {
+        for (;;) {
+            Runnable r;
+            lock.lock();
+            try {
+                r = deferred.pollFirst();
+            } finally {
+                lock.unlock();
+            }
+            if (r == null) {
+                return;
+            }
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                log.warn("consumer callback failed", e);
+            }
+        }
+    }
+
     // establishment outcome (guarded by this)
     private boolean setupDone;
     private ConnectFailure setupFailure;
@@ -86,7 +115,8 @@ final class Link implements ConnectionPeer {
                 } finally {
                     lock.unlock();
                 }
-                if (out) {
+                runDeferred();
+                if (out || hasOutputNow()) {
                     signalWriter();
                 }
             }
@@ -122,6 +152,16 @@ final class Link implements ConnectionPeer {
             }
         }
         close();
+        runDeferred();
+    }
+
+    private boolean hasOutputNow() {
+        lock.lock();
+        try {
+            return engine.hasOutput();
+        } finally {
+            lock.unlock();
+        }
     }
 
     void signalWriter() {
@@ -213,6 +253,9 @@ final class Link implements ConnectionPeer {
                     lock.unlock();
                 }
                 java.util.Arrays.fill(io, 0, bufs, null);
+                if (!lock.isHeldByCurrentThread()) {
+                    runDeferred();
+                }
             }
         } catch (IOException e) {
             if (!closed) {
@@ -270,6 +313,7 @@ final class Link implements ConnectionPeer {
         } finally {
             lock.unlock();
         }
+        runDeferred();
         if (out) {
             signalWriter();
         }

@@ -39,6 +39,7 @@ public final class Vi {
     private int recvPosted;
     private int waiters;
     private Link link;
+    private volatile Link callbackLink;
     private volatile Negotiated negotiated;
     private Consumer<Descriptor> sendNotify;
     private Consumer<Descriptor> recvNotify;
@@ -155,6 +156,7 @@ public final class Vi {
             synchronized (this) {
                 initial = recvPosted;
                 link = l;
+                callbackLink = l;
             }
             l.engine = ViConnection.active(l, endpoint(local, peerToPeer), remote.discriminator(), initial,
                     System.nanoTime(), timeout.toNanos());
@@ -227,6 +229,7 @@ public final class Vi {
             synchronized (this) {
                 initial = recvPosted;
                 link = l;
+                callbackLink = l;
             }
             l.vi = this;
             ok = l.engine.accept(endpoint(info.localDiscriminator(), info.attributes().peerToPeer()), initial);
@@ -272,6 +275,7 @@ public final class Vi {
             } finally {
                 l.lock.unlock();
             }
+            l.runDeferred();
             l.kick();
             l.close();
         }
@@ -310,7 +314,8 @@ public final class Vi {
                 };
                 default -> ErrorDescriptor.ErrorCode.CONN_LOST;
             };
-            nic.reportError(new ErrorDescriptor(nic, this, null, null, 0, ErrorDescriptor.ResourceCode.VI, code, isCode));
+            ErrorDescriptor e = new ErrorDescriptor(nic, this, null, null, 0, ErrorDescriptor.ResourceCode.VI, code, isCode);
+            dispatch(() -> nic.reportError(e));
         }
     }
 
@@ -424,9 +429,10 @@ public final class Vi {
             }
         }
         if (cb != null) {
-            cb.accept(d);
+            Consumer<Descriptor> handler = cb;
+            dispatch(() -> handler.accept(d));
         } else if (sendCq != null) {
-            sendCq.add(this, false, sendEntry);
+            dispatch(sendCq.add(this, false, sendEntry));
         }
     }
 
@@ -446,9 +452,27 @@ public final class Vi {
             }
         }
         if (cb != null) {
-            cb.accept(d);
+            Consumer<Descriptor> handler = cb;
+            dispatch(() -> handler.accept(d));
         } else if (recvCq != null) {
-            recvCq.add(this, true, recvEntry);
+            dispatch(recvCq.add(this, true, recvEntry));
+        }
+    }
+
+    /**
+     * Runs a consumer callback: at once, or, when the engine's lock is held by this thread (the
+     * callback comes from inside the engine), once the lock is released, so that handlers may call
+     * back into the provider.
+     */
+    private void dispatch(Runnable task) {
+        if (task == null) {
+            return;
+        }
+        Link l = callbackLink;
+        if (l != null && l.lock.isHeldByCurrentThread()) {
+            l.defer(task);
+        } else {
+            task.run();
         }
     }
 

@@ -39,6 +39,7 @@ class DisconnectAndResetTest {
             }
             assertThat(f.serverVi.recvWait(T).status()).isEqualTo(Status.DONE | Status.DESC_FLUSHED_ERROR | Status.OP_RECEIVE);
             assertThat(f.serverVi.state()).isEqualTo(ViState.ERROR);
+            ProtectionAndErrorsTest.awaitErrors(serverErrors);
             assertThat(serverErrors).anySatisfy(e -> assertThat(e.errorCode()).isEqualTo(ErrorDescriptor.ErrorCode.CONN_LOST));
             // posts after the break complete in error (VIA 5.4) and a disconnect brings the VI back to Idle
             f.serverVi.postSend(Descriptor.send().data(s, 0, 8));

@@ -77,6 +77,7 @@ class ProtectionAndErrorsTest {
                     assertThat(d.status()).isEqualTo(Status.DONE | Status.OP_RDMA_WRITE);
                     awaitState(f.serverVi, ViState.ERROR);
                     awaitState(f.clientVi, ViState.ERROR);
+                    awaitErrors(serverErrors);
                     assertThat(serverErrors).anySatisfy(e -> assertThat(e.isCode()).isEqualTo(isCodeOf(fault)));
                 }
                 case RELIABLE_RECEPTION -> {
@@ -84,6 +85,7 @@ class ProtectionAndErrorsTest {
                     assertThat(d.status()).isEqualTo(Status.DONE | Status.RDMA_PROT_ERROR | Status.OP_RDMA_WRITE);
                     awaitState(f.clientVi, ViState.ERROR);
                     awaitState(f.serverVi, ViState.ERROR);
+                    awaitErrors(serverErrors);
                     assertThat(serverErrors).anySatisfy(e -> assertThat(e.isCode()).isEqualTo(isCodeOf(fault)));
                 }
             }
@@ -139,6 +141,7 @@ class ProtectionAndErrorsTest {
                     assertThat(d.status()).isEqualTo(Status.DONE | Status.OP_SEND);
                     awaitState(f.serverVi, ViState.ERROR);
                     awaitState(f.clientVi, ViState.ERROR);
+                    awaitErrors(serverErrors);
                     assertThat(serverErrors).anySatisfy(e -> {
                         assertThat(e.errorCode()).isEqualTo(ErrorDescriptor.ErrorCode.RECVQ_EMPTY);
                         assertThat(e.isCode()).isEqualTo(IsCode.RECEIVE_QUEUE_EMPTY);
@@ -214,6 +217,14 @@ class ProtectionAndErrorsTest {
             Thread.sleep(5);
         }
         assertThat(vi.state()).isEqualTo(s);
+    }
+
+    /** The error callback runs on the provider's thread after the state change: wait for it. */
+    static void awaitErrors(List<ErrorDescriptor> errors) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (errors.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+        }
     }
 
     static void awaitDropped(Vi vi, long n) throws InterruptedException {
