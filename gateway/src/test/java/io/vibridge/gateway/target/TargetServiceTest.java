@@ -207,6 +207,31 @@ class TargetServiceTest {
     }
 
     @Test
+    void flowC0_badHeaderOrSequence_disconnectsThatConnectionOnly() throws Exception {
+        try (RcTestClient ok = connected(FlowControl.TRANSPORT); RcTestClient bad = connected(FlowControl.TRANSPORT);
+             RcTestClient gap = connected(FlowControl.TRANSPORT)) {
+            // a Send without the 16-byte header (MID 0x00 instead of 0xFF)
+            bad.tx.buffer().put(0, new byte[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17});
+            bad.qp.postSend(new io.vibridge.verbs.SendWorkRequest().set(1, io.vibridge.verbs.WrOpcode.SEND, bad.tx, 0, 18));
+            bad.awaitSend();
+            // an mseq that skips one
+            gap.credits.onSend(gap.posted);
+            int mseq = gap.credits.onSend(gap.posted);
+            io.vibridge.cm.hello.FlowControlHeader.write(gap.tx.buffer(), 0, 0, gap.posted, 20, mseq, gap.credits.mseqAck());
+            gap.qp.postSend(new io.vibridge.verbs.SendWorkRequest().set(1, io.vibridge.verbs.WrOpcode.SEND, gap.tx, 0, 20));
+            gap.awaitSend();
+            for (RcTestClient c : new RcTestClient[] {bad, gap}) {
+                CmEvent e = c.events.poll(20, TimeUnit.SECONDS);
+                assertThat(e).isInstanceOf(CmEvent.Disconnected.class);
+            }
+            // the other connection is unaffected
+            ok.send(new byte[] {5}, false, 0);
+            assertThat(ok.receive().payload()).containsExactly(5);
+            ok.disconnect();
+        }
+    }
+
+    @Test
     void badHello_getsConsumerReject28() throws Exception {
         try (RcTestClient c = new RcTestClient(clientDev, FlowControl.APPLICATION, 4, 4096)) {
             byte[] hello = io.vibridge.cm.hello.Hello.of(4, FlowControl.APPLICATION, 4096, 4096, 1, clientDev.address(),
