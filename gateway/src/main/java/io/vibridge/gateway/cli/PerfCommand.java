@@ -29,11 +29,11 @@ public final class PerfCommand implements Callable<Integer> {
             description = "Route to a vibridge target (default: ${DEFAULT-VALUE}).")
     String discriminator;
 
-    @Option(names = "--op", defaultValue = "send", description = "send, write or read, for --test lat|bw (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--op", defaultValue = "send", description = "send, write, read or recv (the target sends, source mode), for --test lat|bw (default: ${DEFAULT-VALUE}).")
     String op;
 
     @Option(names = "--test", defaultValue = "all",
-            description = "lat, bw, connect or all (all: Send lat, Send/Write/Read BW, connect) (default: ${DEFAULT-VALUE}).")
+            description = "lat, bw, connect or all (all: Send lat, Send/Write/Read/recv BW, connect) (default: ${DEFAULT-VALUE}).")
     String test;
 
     @Option(names = {"-s", "--size"}, description = "Message size (default: 8 B for latency, 64 KiB for bandwidth).")
@@ -163,7 +163,8 @@ public final class PerfCommand implements Callable<Integer> {
                 case "send" -> EnumSet.of(Perf.Test.SEND_BW);
                 case "write" -> EnumSet.of(Perf.Test.WRITE_BW);
                 case "read" -> EnumSet.of(Perf.Test.READ_BW);
-                default -> throw new IllegalArgumentException("--op must be send, write or read, got '" + op + "'");
+                case "recv" -> EnumSet.of(Perf.Test.RECV_BW);
+                default -> throw new IllegalArgumentException("--op must be send, write, read or recv, got '" + op + "'");
             };
             default -> throw new IllegalArgumentException("--test must be lat, bw, connect or all, got '" + test + "'");
         };

@@ -150,6 +150,9 @@ final class TargetConnection {
         if (state == State.ACCEPTED) {
             state = State.ESTABLISHED;
             LOG.info("conn {} established", connId);
+            if (mode == TargetMode.SOURCE) {
+                startSource(0);
+            }
             svc.ready(this);
         }
     }
@@ -307,7 +310,7 @@ final class TargetConnection {
             post(wrId(K_CREDIT, 0), WrOpcode.SEND, slab, off, HDR, 0);
             creditBusy = true;
         }
-        if (mode == TargetMode.SOURCE && state == State.ESTABLISHED) {
+        if (mode == TargetMode.SOURCE && state == State.ESTABLISHED && sourceMr != null) {
             while (txCount == 0 && sourceOutstanding < sourceDepth && (credits == null || credits.canSendData())) {
                 postSource();
             }
@@ -332,12 +335,13 @@ final class TargetConnection {
         qp.postSend(swr);
     }
 
-    private void startSource() {
+    /** Sets up the source buffers once; {@code requested} > 0 overrides --size (first call only). */
+    private void startSource(int requested) {
         if (sourceMr != null) {
             return;
         }
-        long limit = peerRcvSize > 0 ? peerRcvSize - hdr : Integer.MAX_VALUE;
-        sourceSize = (int) Math.max(0, Math.min(svc.config.sourceSize(), limit));
+        long limit = peerRcvSize > 0 ? peerRcvSize - hdr : size;
+        sourceSize = (int) Math.max(0, Math.min(requested > 0 ? requested : svc.config.sourceSize(), limit));
         sourceDepth = svc.config.sourceDepth();
         int slot = hdr + sourceSize;
         sourceMr = svc.pd.registerMemory(ByteBuffer.allocateDirect(Math.max(1, slot * sourceDepth)),
@@ -402,10 +406,11 @@ final class TargetConnection {
                     reply(idx, p, cmd, Control.BAD_REQUEST, reqId);
                     return;
                 }
+                int requested = len - Control.HEADER >= 5 ? sb.getInt(a + 1) : 0;
                 mode = TargetMode.ofCode(code);
                 LOG.info("conn {} mode {}", connId, mode.name().toLowerCase());
                 if (mode == TargetMode.SOURCE) {
-                    startSource();
+                    startSource(requested);
                 }
                 reply(idx, p, cmd, Control.OK, reqId);
             }

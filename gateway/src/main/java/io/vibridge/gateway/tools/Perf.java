@@ -34,7 +34,7 @@ public final class Perf {
     /** What one run measures. */
     public enum Test {
         SEND_LAT("Send Latency"), SEND_BW("Send BW"), WRITE_BW("RDMA Write BW"), READ_BW("RDMA Read BW"),
-        CONNECT("Connection Setup");
+        RECV_BW("Send BW peer->client"), CONNECT("Connection Setup");
 
         final String title;
 
@@ -103,6 +103,7 @@ public final class Perf {
                         case READ_BW -> c.negotiated().peerReadWindow() == 0
                                 || c.negotiated().reliability() == ReliabilityLevel.UNRELIABLE_DELIVERY ? null
                                 : rdmaBandwidth(c, s, true);
+                        case RECV_BW -> receiveBandwidth(c, s);
                         case CONNECT -> null;
                     };
                     if (r == null && t != Test.CONNECT) {
@@ -180,6 +181,41 @@ public final class Perf {
             throw new IllegalStateException("the sink counted " + (after - before) + " Sends, " + done[0] + " were sent");
         }
         return bw(Test.SEND_BW, size, done[0], ns);
+    }
+
+    /**
+     * The peer sends: SET_MODE source with the size, then {@code n} Sends are received (each receive
+     * reposted at once; the clock runs from the first arrival), then SET_MODE sink stops the source.
+     */
+    static Result receiveBandwidth(ViClient c, Settings s) throws InterruptedException {
+        int size = s.bwSize();
+        c.controlOk(Control.SET_MODE, ByteBuffer.allocate(5).put(0, (byte) TargetMode.SOURCE.code()).putInt(1, size));
+        long n = s.duration() == null ? s.bwIterations() : Long.MAX_VALUE;
+        long end = Long.MAX_VALUE;
+        Descriptor first = c.awaitReceive();
+        long t0 = System.nanoTime();
+        if (s.duration() != null) {
+            end = t0 + s.duration().toNanos();
+        }
+        long bad = first.length() == size ? 0 : 1;
+        c.repost(first);
+        long got = 0;
+        while (got < n - 1 && System.nanoTime() < end) {
+            Descriptor d = c.awaitReceive();
+            if (d.length() != size) {
+                bad++;
+            }
+            c.repost(d);
+            got++;
+        }
+        long ns = System.nanoTime() - t0;
+        c.controlSkippingData(Control.SET_MODE, ByteBuffer.allocate(1).put(0, (byte) TargetMode.SINK.code()));
+        c.setMode(TargetMode.ECHO);
+        if (bad > 0) {
+            throw new IllegalStateException(bad + " received messages were not " + size + " bytes long");
+        }
+        Result r = bw(Test.RECV_BW, size, got, ns);      // rate over the intervals after the first arrival
+        return new Result(r.test(), size, got + 1, r.mibPerSec(), r.messagesPerSec(), 0, 0, 0, 0, 0, 1);
     }
 
     static Result rdmaBandwidth(ViClient c, Settings s, boolean read) throws InterruptedException {

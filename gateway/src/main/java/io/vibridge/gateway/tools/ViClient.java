@@ -137,6 +137,18 @@ public final class ViClient implements AutoCloseable {
      * buffer reused by the next call), whose status the caller checks.
      */
     public ByteBuffer control(int command, ByteBuffer args) throws InterruptedException {
+        return control(command, args, false);
+    }
+
+    /**
+     * As {@link #control(int, ByteBuffer)}, but data messages arriving before the reply (a source
+     * still sending) are consumed and dropped instead of being an error.
+     */
+    public ByteBuffer controlSkippingData(int command, ByteBuffer args) throws InterruptedException {
+        return control(command, args, true);
+    }
+
+    private ByteBuffer control(int command, ByteBuffer args, boolean skipData) throws InterruptedException {
         int id = nextRequestId++;
         ByteBuffer b = ctlMr.buffer();
         int a = Control.writeRequest(b, 0, command, id);
@@ -151,6 +163,13 @@ public final class ViClient implements AutoCloseable {
         int len = (int) r.length();
         ByteBuffer rb = recvMr.buffer();
         int off = s * slot;
+        while (skipData && !Control.isReply(rb, off, len)) {
+            repost(r);
+            s = nextRecvSlot();
+            r = awaitReceive();
+            len = (int) r.length();
+            off = s * slot;
+        }
         if (!Control.isReply(rb, off, len) || Control.command(rb, off) != command || Control.requestId(rb, off) != id) {
             repost(r);
             awaitSend();

@@ -170,17 +170,32 @@ public final class VitcpPeer implements AutoCloseable {
             this.sb = slab.buffer();
         }
 
+        // source mode: Sends of sourceSize kept outstanding from their own slots
+        static final int SOURCE_DEPTH = 16;
+        Descriptor[] sources;
+        MemoryRegion sourceMr;
+        int sourceSize;
+        int sourceOutstanding;
+        long sourceNext;
+
         void run() throws InterruptedException {
             try {
                 while (!closed) {
                     Descriptor d;
-                    try {
-                        d = vi.recvWait(WAIT);
-                    } catch (ViException e) {
-                        if (e.code() == ViException.Code.TIMEOUT) {
+                    if (mode == TargetMode.SOURCE) {
+                        d = sourceStep();
+                        if (d == null) {
                             continue;
                         }
-                        throw e;
+                    } else {
+                        try {
+                            d = vi.recvWait(WAIT);
+                        } catch (ViException e) {
+                            if (e.code() == ViException.Code.TIMEOUT) {
+                                continue;
+                            }
+                            throw e;
+                        }
                     }
                     if (d.isError()) {
                         return;                              // flushed: the connection is gone
@@ -213,14 +228,82 @@ public final class VitcpPeer implements AutoCloseable {
                 }
             } finally {
                 nic.deregisterMemory(replyMr);
+                if (sourceMr != null) {
+                    vi.disconnect();
+                    drain(vi);
+                    nic.deregisterMemory(sourceMr);
+                }
             }
         }
 
+        /** Source mode: keeps Sends outstanding; returns a completed receive, or null when none is ready yet. */
+        private Descriptor sourceStep() {
+            Descriptor s;
+            while ((s = vi.sendDone()) != null) {
+                reap(s);
+            }
+            while (sourceOutstanding < SOURCE_DEPTH && !closed) {
+                vi.postSend(sources[(int) (sourceNext++ % SOURCE_DEPTH)]);
+                sourceOutstanding++;
+            }
+            Descriptor d = vi.recvDone();
+            if (d == null) {
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+            }
+            return d;
+        }
+
+        private void startSource(int requested) {
+            if (sourceMr != null) {
+                return;
+            }
+            sourceSize = requested > 0 ? requested : receiveSize;
+            sourceMr = nic.registerMemory(ByteBuffer.allocateDirect(Math.max(1, sourceSize * SOURCE_DEPTH)),
+                    new MemoryAttributes(tag, false, false));
+            sources = new Descriptor[SOURCE_DEPTH];
+            for (int i = 0; i < SOURCE_DEPTH; i++) {
+                Control.fillPattern(sourceMr.buffer(), i * sourceSize, sourceSize, 1);
+                sources[i] = Descriptor.send();
+                if (sourceSize > 0) {
+                    sources[i].data(sourceMr, i * sourceSize, sourceSize);
+                }
+            }
+        }
+
+        private boolean isSource(Descriptor d) {
+            if (sources != null) {
+                for (Descriptor x : sources) {
+                    if (x == d) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        private void reap(Descriptor s) {
+            if (s.isError()) {
+                throw new IllegalStateException("send failed: " + Status.describe(s.status()));
+            }
+            if (isSource(s)) {
+                sourceOutstanding--;
+                txMessages++;
+                txBytes += sourceSize;
+            }
+        }
+
+        /** Posts {@code e} and waits for it (reaping source Sends completing before it, FIFO). */
         private void send(Descriptor e) throws InterruptedException {
             vi.postSend(e);
-            Descriptor done = vi.sendWait(Duration.ofSeconds(30));
-            if (done.isError()) {
-                throw new IllegalStateException("send failed: " + Status.describe(done.status()));
+            for (;;) {
+                Descriptor done = vi.sendWait(Duration.ofSeconds(30));
+                if (done == e) {
+                    if (done.isError()) {
+                        throw new IllegalStateException("send failed: " + Status.describe(done.status()));
+                    }
+                    return;
+                }
+                reap(done);
             }
         }
 
@@ -259,10 +342,13 @@ public final class VitcpPeer implements AutoCloseable {
                     }
                     case Control.SET_MODE -> {
                         int code = sb.get(a) & 0xFF;
-                        if (code > TargetMode.SINK.code()) {
-                            status = Control.BAD_REQUEST;     // the baseline peer has no source mode
+                        if (code >= TargetMode.values().length) {
+                            status = Control.BAD_REQUEST;
                         } else {
                             mode = TargetMode.ofCode(code);
+                            if (mode == TargetMode.SOURCE) {
+                                startSource(len - Control.HEADER >= 5 ? sb.getInt(a + 1) : 0);
+                            }
                         }
                     }
                     case Control.STATS -> {

@@ -47,11 +47,12 @@ class PerfTest {
         assertThat(rs.get(0).tMin()).isLessThanOrEqualTo(rs.get(0).tTypical());
         assertThat(rs.get(0).tTypical()).isLessThanOrEqualTo(rs.get(0).tP99());
         assertThat(rs.get(1).iterations()).isEqualTo(40);
-        assertThat(rs.get(4).iterations()).isEqualTo(20);
-        assertThat(out).contains("Send Latency Test", "Send BW Test", "RDMA Write BW Test", "RDMA Read BW Test",
+        assertThat(rs.get(4).iterations()).isEqualTo(40);
+        assertThat(rs.get(5).iterations()).isEqualTo(20);
+        assertThat(out).contains("Send Latency Test", "Send BW Test", "RDMA Write BW Test", "RDMA Read BW Test", "Send BW peer->client Test",
                 "Connection Setup Test", " #bytes #iterations    t_min[usec]    t_typical[usec]",
                 " #bytes     #iterations    BW average[MiB/sec]    MsgRate[Mpps]", "rate[conn/sec]");
-        assertThat(out.lines().filter(l -> l.startsWith(" 65536      40 "))).hasSize(3);
+        assertThat(out.lines().filter(l -> l.startsWith(" 65536      40 "))).hasSize(4);
 
         ByteArrayOutputStream cmp = new ByteArrayOutputStream();
         Perf.printComparison(new PrintStream(cmp, true, StandardCharsets.UTF_8), rs, rs);
