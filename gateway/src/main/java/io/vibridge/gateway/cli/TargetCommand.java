@@ -74,23 +74,22 @@ public final class TargetCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        EnumSet<ServiceIdScheme> schemes = EnumSet.noneOf(ServiceIdScheme.class);
-        if (serviceIds == null || serviceIds.isEmpty()) {
-            schemes.add(ServiceIdScheme.IWARP);
-            schemes.add(ServiceIdScheme.SDP);
-        } else {
-            for (String s : serviceIds) {
-                schemes.add(ServiceIdScheme.fromConfigName(s));
-            }
+        TargetConfig config;
+        try {
+            config = config();
+        } catch (IllegalArgumentException e) {
+            System.err.println("target: " + e.getMessage());
+            return 2;
         }
-        TargetMode m = TargetMode.valueOf(mode.trim().toUpperCase(java.util.Locale.ROOT));
-        int rs = Sizes.parse(receiveSize);
-        TargetConfig config = new TargetConfig(InetAddress.ofLiteral(address), udpPort, provider, port, schemes, m,
-                receiveBuffers, rs, Math.max(rs, Sizes.parse(maxReceiveSize)), Sizes.parse(regionSize),
-                Sizes.parse(sourceSize), sourceDepth, maxConnections, parseLong(memoryBudget));
-        TargetService service = TargetService.start(config);
+        TargetService service;
+        try {
+            service = TargetService.start(config);
+        } catch (io.vibridge.verbs.VerbsException e) {
+            System.err.println("target: cannot open the verbs device on " + address + ": " + e.getMessage());
+            return 1;
+        }
         System.out.printf("target ready on %s: %s, mode %s; region address 0x%x rkey 0x%x length %d%n",
-                address, service.serviceIdsText(), m.name().toLowerCase(java.util.Locale.ROOT),
+                address, service.serviceIdsText(), config.mode().name().toLowerCase(java.util.Locale.ROOT),
                 service.region().address(), service.region().rkey(), service.region().length());
         System.out.flush();
         CountDownLatch stop = new CountDownLatch(1);
@@ -102,10 +101,42 @@ public final class TargetCommand implements Callable<Integer> {
         return 0;
     }
 
+    TargetConfig config() {
+        EnumSet<ServiceIdScheme> schemes = EnumSet.noneOf(ServiceIdScheme.class);
+        if (serviceIds == null || serviceIds.isEmpty()) {
+            schemes.add(ServiceIdScheme.IWARP);
+            schemes.add(ServiceIdScheme.SDP);
+        } else {
+            for (String s : serviceIds) {
+                schemes.add(ServiceIdScheme.fromConfigName(s));
+            }
+        }
+        TargetMode m;
+        try {
+            m = TargetMode.valueOf(mode.trim().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--mode must be echo, sink or source, got '" + mode + "'");
+        }
+        int rs = Sizes.parse(receiveSize);
+        InetAddress ip;
+        try {
+            ip = InetAddress.ofLiteral(address);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--address must be an IP literal, got '" + address + "'");
+        }
+        return new TargetConfig(ip, udpPort, provider, port, schemes, m, receiveBuffers, rs,
+                Math.max(rs, Sizes.parse(maxReceiveSize)), Sizes.parse(regionSize), Sizes.parse(sourceSize),
+                sourceDepth, maxConnections, parseLong(memoryBudget));
+    }
+
     private static long parseLong(String text) {
         String t = text.trim().toLowerCase(java.util.Locale.ROOT);
         if (t.endsWith("gib") || t.endsWith("g")) {
-            return Long.parseLong(t.replaceAll("[a-z]", "")) << 30;
+            try {
+                return Long.parseLong(t.replaceAll("[a-z]", "").trim()) << 30;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("not a size: '" + text + "'");
+            }
         }
         return Sizes.parse(text);
     }
