@@ -114,6 +114,14 @@ public final class ViConnection {
 
     // ---- acknowledgement (Reliable Reception)
     private int ackCompleted;
+    // inbound messages not yet complete, in arrival order (Reliable Reception): the ACK is their done prefix
+    private int[] ackMsg = new int[4];
+    private boolean[] ackDone = new boolean[4];
+    private int ackHead;
+    private int ackCount;
+    private boolean manualAcks;
+    private boolean respBlocked;
+    private static final int BLOCKED = -2;
     private int ackSent;
 
     // ---- error report pending (Reliable Reception)
@@ -400,7 +408,7 @@ public final class ViConnection {
         if (pCount == MAX_UNWRITTEN) {
             return false; // confirm written segments first
         }
-        if (reportPending || respCount > respDone || current != null) {
+        if (reportPending || (respCount > respDone && !respBlocked) || current != null) {
             return true;
         }
         if (nextWorkReady()) {
@@ -425,11 +433,80 @@ public final class ViConnection {
     }
 
     private int ackable() {
-        // VITCP-PROFILE §9.3: an inbound RDMA Read counts once its last response segment went to TCP
-        if (respCount > 0 && ackCompleted - respMsg[respHead] >= 0) {
-            return respMsg[respHead] - 1;
-        }
         return ackCompleted;
+    }
+
+    /** Reliable Reception: an inbound message began (its number joins the ACK queue). */
+    private void trackInbound(int msg) {
+        if (!rr) {
+            return;
+        }
+        if (ackCount == ackMsg.length) {
+            int[] m = new int[ackCount * 2];
+            boolean[] d = new boolean[ackCount * 2];
+            for (int k = 0; k < ackCount; k++) {
+                m[k] = ackMsg[(ackHead + k) % ackMsg.length];
+                d[k] = ackDone[(ackHead + k) % ackMsg.length];
+            }
+            ackMsg = m;
+            ackDone = d;
+            ackHead = 0;
+        }
+        int i = (ackHead + ackCount) % ackMsg.length;
+        ackMsg[i] = msg;
+        ackDone[i] = false;
+        ackCount++;
+    }
+
+    /**
+     * Reliable Reception: inbound message {@code msg} is complete (VITCP-PROFILE §6: placed and its
+     * receive completed; §9.3: a Read once its last response segment went to TCP). The Message ACK
+     * advances over the completed prefix, so it never passes an incomplete message.
+     */
+    private void markDone(int msg) {
+        for (int k = 0; k < ackCount; k++) {
+            int i = (ackHead + k) % ackMsg.length;
+            if (ackMsg[i] == msg) {
+                ackDone[i] = true;
+                break;
+            }
+        }
+        while (ackCount > 0 && ackDone[ackHead]) {
+            ackCompleted = ackMsg[ackHead];
+            ackHead = (ackHead + 1) % ackMsg.length;
+            ackCount--;
+        }
+    }
+
+    /**
+     * For owners that complete inbound Sends and RDMA Writes asynchronously (the gateway: only once
+     * the far side completed the matching work): with {@code manual}, the Message ACK covers a Send or
+     * RDMA Write only after {@link #inboundCompleted} names it. Set before data flows.
+     */
+    public void manualInboundCompletion(boolean manual) {
+        manualAcks = manual;
+    }
+
+    /** The inbound Send or RDMA Write {@code messageNumber} is complete (with {@link #manualInboundCompletion}). */
+    public void inboundCompleted(int messageNumber) {
+        markDone(messageNumber);
+    }
+
+    /**
+     * An inbound message failed at the owner after the engine accepted it (e.g. the far side of a
+     * gateway refused it): handled like a receiver-detected error (VITCP-PROFILE §6) for that message.
+     */
+    public void failInbound(int messageNumber, int viErrorType, int isCode) {
+        if (state != State.CONNECTED) {
+            return;
+        }
+        inMsg = messageNumber;
+        receiverError(isCode, viErrorType, null, 0);
+    }
+
+    /** A {@link ConnectionPeer#rdmaSource} that returned null now has its data. */
+    public void readSourceReady() {
+        respBlocked = false;
     }
 
     private boolean nextWorkReady() {
@@ -486,9 +563,13 @@ public final class ViConnection {
             return nop(header, true);
         }
         boolean workReady = current != null || nextWorkReady();
-        if (respCount > respDone && (preferResponse || !workReady) && !reportPending) {
-            preferResponse = false;
-            return responseSegment(header, payload);
+        if (respCount > respDone && !respBlocked && (preferResponse || !workReady) && !reportPending) {
+            int n = responseSegment(header, payload);
+            if (n != BLOCKED) {
+                preferResponse = false;
+                return n;
+            }
+            header.clear();
         }
         preferResponse = true;
         if (workReady) {
@@ -597,13 +678,21 @@ public final class ViConnection {
         long total = respLen[i];
         int chunk = (int) Math.min(local.segmentPayload(), total - respSent);
         boolean eom = respSent + chunk == total;
+        ByteBuffer src = null;
+        if (chunk > 0) {
+            src = peer.rdmaSource(respAddr[i] + respSent, respHandle[i], chunk);
+            if (src == null) {
+                respBlocked = true; // the owner calls readSourceReady() once it has the data
+                return BLOCKED;
+            }
+        }
         SegmentHeader.write(header, 0, SegmentType.RDMA_READ_RESPONSE, eom ? SegmentHeader.FLAG_END_OF_MESSAGE : 0,
                 HDR + chunk, respSent, 0, respMsg[i], ackField(), rxPosted, 0, 0);
         advertised();
         header.limit(HDR);
         int n = 0;
-        if (chunk > 0) {
-            payload[payloadIndex] = peer.rdmaSource(respAddr[i] + respSent, respHandle[i], chunk);
+        if (src != null) {
+            payload[payloadIndex] = src;
             n = 1;
         }
         respSent += chunk;
@@ -649,6 +738,7 @@ public final class ViConnection {
             }
             case K_RESPONSE -> {
                 if (lastEom && respCount > 0) {
+                    markDone(respMsg[respHead]); // VITCP-PROFILE §9.3
                     respHead = (respHead + 1) % respMsg.length;
                     respCount--;
                     respDone--;
@@ -982,6 +1072,7 @@ public final class ViConnection {
             inActive = true;
             inType = kind;
             inMsg = msg;
+            trackInbound(msg);
             inOffset = 0;
             inDiscard = false;
             inReceive = null;
@@ -1091,7 +1182,7 @@ public final class ViConnection {
         respHandle[i] = handle;
         respLen[i] = len;
         respCount++;
-        ackCompleted = msg;
+        trackInbound(msg);
     }
 
     private void onReadResponse(int msg, boolean eom) {
@@ -1143,7 +1234,9 @@ public final class ViConnection {
                         } else {
                             peer.receiveCompleted(r, st, inOffset, immediate);
                         }
-                        ackCompleted = inMsg;
+                        if (!manualAcks) {
+                            markDone(inMsg);
+                        }
                     }
                 }
             }
@@ -1162,7 +1255,9 @@ public final class ViConnection {
                             peer.receiveCompleted(r, Status.DONE | Status.OP_REMOTE_RDMA_WRITE | Status.IMMEDIATE, 0,
                                     segImmediate);
                         }
-                        ackCompleted = inMsg;
+                        if (!manualAcks) {
+                            markDone(inMsg);
+                        }
                     }
                 }
             }
@@ -1309,6 +1404,7 @@ public final class ViConnection {
         respCount = 0;
         respDone = 0;
         respSent = 0;
+        respBlocked = false;
         for (OutboundWork w : all) {
             peer.workCompleted(w, Status.DONE | Status.DESC_FLUSHED_ERROR | Status.opFor(w.operation()), 0);
         }

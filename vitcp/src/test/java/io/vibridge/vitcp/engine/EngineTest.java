@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class EngineTest {
 
     /** A minimal owner: heap memory, FIFO receives, recorded events. */
-    static final class Side implements ConnectionPeer {
+    static class Side implements ConnectionPeer {
         final ByteBuffer memory = ByteBuffer.allocate(1 << 20);
         final ArrayDeque<Recv> receives = new ArrayDeque<>();
         final List<String> events = new ArrayList<>();
@@ -338,5 +338,53 @@ class EngineTest {
         assertThat(c[1].state()).isEqualTo(ViConnection.State.CONNECTED);
         c[1].receive(ByteBuffer.wrap(header(SegmentType.SEND, SegmentHeader.FLAG_END_OF_MESSAGE, 24, 0, 6)));
         assertThat(b.events).anyMatch(e -> e.startsWith("broken PROTOCOL_ERROR"));
+    }
+
+    @Test
+    void manualInboundCompletion_ackWaitsForTheOwner_andReadSourceMayComeLater() {
+        Random rnd = new Random(5);
+        Side a = new Side();
+        java.util.concurrent.atomic.AtomicBoolean ready = new java.util.concurrent.atomic.AtomicBoolean();
+        Side b = new Side() {
+            @Override
+            public ByteBuffer rdmaSource(long address, int handle, int length) {
+                return ready.get() ? super.rdmaSource(address, handle, length) : null; // e.g. still being fetched
+            }
+        };
+        b.receives.add(new Recv(100));
+        ViConnection[] c = connected(a, b, ReliabilityLevel.RELIABLE_RECEPTION);
+        c[1].manualInboundCompletion(true);
+        Work read = new Work(OutboundWork.OP_RDMA_READ, ByteBuffer.allocate(50), 0, false);
+        Work send = new Work(OutboundWork.OP_SEND, ByteBuffer.allocate(10), 0, false);
+        c[0].post(read);
+        c[0].post(send);
+        pump(c[0], c[1], rnd, 7);
+        // b's read source was not ready when the request arrived: nothing but possibly NOPs went out
+        assertThat(a.completed).isEmpty();
+        ready.set(true);
+        c[1].readSourceReady();
+        pump(c[1], c[0], rnd, 7);
+        assertThat(a.completed).containsExactly(Status.DONE | Status.OP_RDMA_READ); // the Send is not acknowledged yet
+        c[1].inboundCompleted(send.msg);
+        pump(c[1], c[0], rnd, 7);
+        assertThat(a.completed).containsExactly(Status.DONE | Status.OP_RDMA_READ, Status.DONE | Status.OP_SEND);
+    }
+
+    @Test
+    void failInbound_atReliableReception_reportsTheMessage() {
+        Side a = new Side();
+        Side b = new Side();
+        b.receives.add(new Recv(100));
+        ViConnection[] c = connected(a, b, ReliabilityLevel.RELIABLE_RECEPTION);
+        c[1].manualInboundCompletion(true);
+        Work send = new Work(OutboundWork.OP_SEND, ByteBuffer.allocate(10), 0, false);
+        c[0].post(send);
+        Random rnd = new Random(2);
+        pump(c[0], c[1], rnd, 100);
+        c[1].failInbound(send.msg, 1, IsCode.INVALID_MEMORY_HANDLE);
+        pump(c[1], c[0], rnd, 100);
+        assertThat(a.completed).containsExactly(Status.DONE | Status.RDMA_PROT_ERROR | Status.OP_SEND);
+        assertThat(a.events).contains("broken REMOTE_ERROR 1/3");
+        assertThat(b.events).contains("broken LOCAL_RECEIVE_ERROR 1/3");
     }
 }
