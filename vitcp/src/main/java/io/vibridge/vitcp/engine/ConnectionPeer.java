@@ -22,7 +22,11 @@ public interface ConnectionPeer {
     /** Places {@code src} at {@code address} of the region {@code handle} (already checked). */
     void rdmaPlace(long address, int handle, ByteBuffer src);
 
-    /** A view of {@code length} bytes at {@code address} of region {@code handle} (already checked). */
+    /**
+     * A view of {@code length} bytes at {@code address} of region {@code handle} (already checked), or
+     * null when the data is not available yet: the engine then holds the Read Response until
+     * {@link ViConnection#readSourceReady()}.
+     */
     ByteBuffer rdmaSource(long address, int handle, int length);
 
     /** Passive side: a valid Connect Request arrived; answer with accept, reject or noMatch. */

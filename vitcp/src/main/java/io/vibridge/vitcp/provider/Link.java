@@ -98,7 +98,9 @@ final class Link implements ConnectionPeer {
     // ------------------------------------------------------------------ I/O
 
     private void readLoop() {
-        ByteBuffer buf = ByteBuffer.allocateDirect(nic.config().readBufferSize());
+        // idle connections keep a small buffer; a read that fills it grows it up to the configured size
+        int max = nic.config().readBufferSize();
+        ByteBuffer buf = ByteBuffer.allocateDirect(Math.min(max, 4096));
         try {
             while (!closed) {
                 buf.clear();
@@ -106,6 +108,7 @@ final class Link implements ConnectionPeer {
                 if (n < 0) {
                     break;
                 }
+                boolean grow = n == buf.capacity() && buf.capacity() < max;
                 buf.flip();
                 boolean out;
                 lock.lock();
@@ -118,6 +121,9 @@ final class Link implements ConnectionPeer {
                 runDeferred();
                 if (out || hasOutputNow()) {
                     signalWriter();
+                }
+                if (grow) {
+                    buf = ByteBuffer.allocateDirect(Math.min(max, buf.capacity() * 4));
                 }
             }
         } catch (IOException | RuntimeException e) {
