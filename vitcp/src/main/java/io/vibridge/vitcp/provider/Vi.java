@@ -323,45 +323,55 @@ public final class Vi {
 
     /** VipPostSend: Send, RDMA Write or RDMA Read (VIA 6.2). Errors complete the descriptor (VIA 10.2). */
     public void postSend(Descriptor d) {
-        int err;
         Link l;
         synchronized (this) {
-            if (d.owner != null && !d.isDone() && d.owner.holds(d)) {
-                throw new ViException(ViException.Code.INVALID_PARAMETER, "descriptor already posted");
-            }
-            Negotiated n = negotiated;
-            err = d.prepare(this, false, nic.maxSegments(), n != null ? n.mtu() : attributes.maxTransferSize());
-            d.owner = this;
-            d.onRecvQueue = false;
-            sendQueue.addLast(d);
-            if (err == 0 && state != ViState.CONNECTED) {
-                err = Status.DESC_FLUSHED_ERROR; // VIA 5.1, 5.2, 5.4: completed in error
-            }
             l = link;
         }
-        if (err != 0) {
-            completeSend(d, Status.DONE | err | Status.opFor(d.operation()), 0);
-            return;
+        // the engine lock is taken first so that the work queue and the wire see posts in the same order
+        if (l != null) {
+            l.lock.lock();
         }
-        if (d.operation() == Descriptor.CONTROL_OP_RDMA_READ && negotiated.peerReadWindow() == 0) {
-            completeSend(d, Status.DONE | Status.FORMAT_ERROR | Status.OP_RDMA_READ, 0);
-            return;
-        }
-        boolean posted;
-        l.lock.lock();
+        boolean posted = false;
         try {
-            posted = l.engine.state() == ViConnection.State.CONNECTED;
-            if (posted) {
-                l.engine.post(d.work);
+            int err;
+            synchronized (this) {
+                if (d.owner != null && !d.isDone() && d.owner.holds(d)) {
+                    throw new ViException(ViException.Code.INVALID_PARAMETER, "descriptor already posted");
+                }
+                Negotiated n = negotiated;
+                err = d.prepare(this, false, nic.maxSegments(), n != null ? n.mtu() : attributes.maxTransferSize());
+                d.owner = this;
+                d.onRecvQueue = false;
+                sendQueue.addLast(d);
+                if (err == 0 && (state != ViState.CONNECTED || link != l || l == null)) {
+                    err = Status.DESC_FLUSHED_ERROR; // VIA 5.1, 5.2, 5.4: completed in error
+                }
+                if (err == 0 && d.operation() == Descriptor.CONTROL_OP_RDMA_READ && n.peerReadWindow() == 0) {
+                    err = Status.FORMAT_ERROR; // the peer accepts no RDMA Reads
+                }
+            }
+            if (err == 0) {
+                posted = l.engine.state() == ViConnection.State.CONNECTED;
+                if (posted) {
+                    l.engine.post(d.work);
+                } else {
+                    err = Status.DESC_FLUSHED_ERROR;
+                }
+            }
+            if (err != 0) {
+                completeSend(d, Status.DONE | err | Status.opFor(d.operation()), 0);
             }
         } finally {
-            l.lock.unlock();
+            if (l != null) {
+                l.lock.unlock();
+            }
         }
-        if (!posted) {
-            completeSend(d, Status.DONE | Status.DESC_FLUSHED_ERROR | Status.opFor(d.operation()), 0);
-            return;
+        if (l != null) {
+            l.runDeferred();
+            if (posted) {
+                l.kick();
+            }
         }
-        l.kick();
     }
 
     private synchronized boolean holds(Descriptor d) {
