@@ -327,6 +327,8 @@ public final class ViConnection {
             case CONNECTED -> {
                 state = State.ERROR;
                 flushInbound();
+                // VIA 10.2 bit 6: an RDMA Read in flight when the transport failed also gets Transport Error
+                readsLost = true;
                 flushOutbound();
                 peer.broken(this, BreakCause.TRANSPORT_CLOSED, 0, 0);
             }
@@ -1395,7 +1397,9 @@ public final class ViConnection {
         if (current != null) {
             all.add(current);
         }
-        all.addAll(pendingReads);
+        int reads = readsLost ? pendingReads.size() : 0;
+        readsLost = false;
+        ArrayDeque<OutboundWork> lostReads = new ArrayDeque<>(pendingReads);
         all.addAll(sendQueue);
         unacked.clear();
         current = null;
@@ -1405,8 +1409,15 @@ public final class ViConnection {
         respDone = 0;
         respSent = 0;
         respBlocked = false;
+        // RDMA Reads in flight when the transport failed: Transport Error as well (VIA 10.2 bit 6)
+        for (OutboundWork w : lostReads) {
+            peer.workCompleted(w, Status.DONE | Status.DESC_FLUSHED_ERROR | (reads > 0 ? Status.TRANSPORT_ERROR : 0)
+                    | Status.OP_RDMA_READ, 0);
+        }
         for (OutboundWork w : all) {
             peer.workCompleted(w, Status.DONE | Status.DESC_FLUSHED_ERROR | Status.opFor(w.operation()), 0);
         }
     }
+
+    private boolean readsLost;
 }
