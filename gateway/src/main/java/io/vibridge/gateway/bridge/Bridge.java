@@ -245,6 +245,29 @@ public final class Bridge implements ConnectionPeer {
                 phase.name(), bytesIn, bytesOut, openedAtMillis);
     }
 
+    /** Runs the output pump on the bridge's context (diagnostics). */
+    public void kickOutput() {
+        context.runOnContext(v -> {
+            trace = true;
+            pump();
+            trace = false;
+        });
+    }
+
+    private boolean trace;
+
+    /** Internal counters for diagnostics (call on the bridge's context, or accept a racy view). */
+    public String debugState() {
+        return "phase=" + phase + " engine=" + engine.state() + " hasOutput=" + engine.hasOutput() + " outstandingWork="
+                + engine.outstandingWork() + " freeSlots=" + freeTop + "/" + clientSlots + " fifo=" + fifoCount
+                + " reads=" + readCount + " postedRecvs=" + postedRecvs + " outstandingSends=" + outstandingSends
+                + " paused=" + paused + " heldInput=" + (inBuf != null) + " writeQueueFull=" + socket.writeQueueFull()
+                + (credits == null ? "" : " credits=" + credits.credits() + " unacked=" + credits.unacknowledged()
+                        + " peerBufs=" + credits.peerBufs() + " peerView=" + credits.peerCredits())
+                + " midMessage=" + midMessage + " endSent=" + endSent + " closeRequested=" + engine.closeRequested()
+                + " confirmedAck=" + confirmedAck + " ackSent=" + ackSentToClient + " engineAck=" + engineAck;
+    }
+
     public Phase phase() {
         return phase;
     }
@@ -456,6 +479,10 @@ public final class Bridge implements ConnectionPeer {
                     }
                 }
                 int n = engine.produce(header, io, 0);
+                if (trace) {
+                    log.warn("conn {} trace: produce -> {} header {}", id, n, header.remaining() >= 24
+                            ? "type " + ((header.get(1) & 0xFF) >>> 3) + " len " + (header.getShort(2) & 0xFFFF) : "-");
+                }
                 if (n < 0) {
                     break;
                 }
@@ -543,7 +570,9 @@ public final class Bridge implements ConnectionPeer {
     }
 
     private void write(ByteBuf out) {
-        socket.write(BufferInternal.buffer(out));
+        // Vert.x writes an unreleasable duplicate of the buffer: the pooled buffer is ours to release once
+        // the bytes went to the socket
+        socket.write(BufferInternal.buffer(out)).onComplete(ar -> out.release());
     }
 
     // ============================================================================ ConnectionPeer: setup
@@ -1040,8 +1069,11 @@ public final class Bridge implements ConnectionPeer {
         if (!flowC0 || credits == null || ibDown) {
             return;
         }
-        // CM-MAPPING §4: a header-only Send when the target believes it is short of credits
-        if (credits.shouldSendCreditUpdate(postedRecvs) && fifoCount == 0) {
+        // CM-MAPPING §4: a header-only Send when the target believes it is short of credits, unless a data
+        // Send can go now and carry the update itself (a Send waiting for a data credit must not hold it back:
+        // both sides would wait for each other)
+        boolean dataSendPossible = fifoCount > 0 && credits.canSendData();
+        if (!dataSendPossible && credits.shouldSendCreditUpdate(postedRecvs)) {
             int off = fabric.pool.controlOffset(controlBlock) + (controlNext++ & 15) * FC;
             int mseq = credits.onSend(postedRecvs);
             FlowControlHeader.write(fabric.pool.buffer(), off, 0, postedRecvs, FC, mseq, credits.mseqAck());
@@ -1184,6 +1216,7 @@ public final class Bridge implements ConnectionPeer {
                 maybeCreditUpdate();
                 return;
             }
+            maybeCreditUpdate(); // credits may have come back since receives were reposted
         }
         if (engine.state() != ViConnection.State.CONNECTED) {
             return; // the client is gone: the slot stays unposted until teardown

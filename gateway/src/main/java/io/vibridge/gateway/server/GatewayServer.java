@@ -78,7 +78,12 @@ public final class GatewayServer implements AutoCloseable {
         registerDeviceMeters(metrics);
         if (!device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER)) {
             log.warn("verbs provider {} cannot answer remote access itself: target-initiated RDMA to clients "
-                    + "(cut-through) is refused", device.providerName());
+                    + "(cut-through) is refused (the target's operation fails with a remote access error)",
+                    device.providerName());
+        } else {
+            log.warn("cut-through of target-initiated RDMA WRITE/READ to client memory is not available in this "
+                    + "build (no queue-pair remote-access handler in the verbs SPI yet): such operations fail at the "
+                    + "target with a remote access error");
         }
     }
 

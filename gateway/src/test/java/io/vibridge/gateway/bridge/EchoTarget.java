@@ -109,6 +109,20 @@ final class EchoTarget implements AutoCloseable {
         }
     }
 
+    String debugState() {
+        StringBuilder b = new StringBuilder();
+        for (Conn c : conns.values()) {
+            b.append("posted=").append(c.posted).append(" pending=").append(c.pending.size());
+            if (c.credits != null) {
+                b.append(" credits=").append(c.credits.credits()).append(" unacked=").append(c.credits.unacknowledged())
+                        .append(" peerBufs=").append(c.credits.peerBufs()).append(" peerView=")
+                        .append(c.credits.peerCredits());
+            }
+            b.append("; ");
+        }
+        return b.toString();
+    }
+
     /** Disconnects every connection from the target side (DREQ). */
     void disconnectAll() {
         thread.execute(() -> conns.values().forEach(c -> c.id.disconnect()));
@@ -251,7 +265,7 @@ final class EchoTarget implements AutoCloseable {
                 swr.immediate(p[3]).signaled(true);
                 qp.postSend(swr);
             }
-            if (fc0 && pending.isEmpty() && credits.shouldSendCreditUpdate(posted)) {
+            if (fc0 && (pending.isEmpty() || !credits.canSendData()) && credits.shouldSendCreditUpdate(posted)) {
                 int off = bufs * recvSize;
                 int mseq = credits.onSend(posted);
                 FlowControlHeader.write(mr.buffer(), off, 0, posted, 16, mseq, credits.mseqAck());

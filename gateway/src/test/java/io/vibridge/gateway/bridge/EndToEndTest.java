@@ -187,6 +187,35 @@ class EndToEndTest {
     }
 
     @Test
+    void targetRejectIsConnectRejectIs13() throws Exception {
+        target.reject = true;
+        try (var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
+            assertThatThrownBy(() -> c.connect(gateway.port(), "echo1"))
+                    .isInstanceOfSatisfying(ViException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ViException.Code.REJECT);
+                        assertThat(e.isCode()).isEqualTo(IsCode.TARGET_REJECTED);
+                    });
+        } finally {
+            target.reject = false;
+        }
+    }
+
+    @Test
+    void targetReceiveSizeBelow32KiBIsConnectRejectIs10() throws Exception {
+        try (EchoTarget small = new EchoTarget("127.0.0.80", 5001, 4, 16384);
+                GatewayServer g = GatewayServer.start(TestSupport.config("127.0.0.81",
+                        TestSupport.route("small", "127.0.0.80", 5001, 1, 4), ""));
+                var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
+            assertThatThrownBy(() -> c.connect(g.port(), "small"))
+                    .isInstanceOfSatisfying(ViException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ViException.Code.REJECT);
+                        assertThat(e.isCode()).isEqualTo(IsCode.MTU_TOO_SMALL);
+                    });
+            awaitTrue(() -> small.disconnects.get() == 1); // the InfiniBand side was torn down again
+        }
+    }
+
+    @Test
     void absentTargetTimesOut() throws Exception {
         try (var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
             assertThatThrownBy(() -> c.connect(gateway.port(), "absent"))

@@ -42,7 +42,7 @@ class HostileClientTest {
     static void start() throws Exception {
         target = new EchoTarget("127.0.0.69", 5000, 8, 65552);
         gateway = GatewayServer.start(TestSupport.config("127.0.0.70",
-                TestSupport.route("echo", "127.0.0.69", 5000, 1, 8), ""));
+                TestSupport.route("echo", "127.0.0.69", 5000, 1, 8), "vi { incoming-timeout = 1s }"));
         nic = TestSupport.clientNic();
         good = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 8);
         good.connect(gateway.port(), "echo");
@@ -168,6 +168,15 @@ class HostileClientTest {
 
     private static void assertLogged(String fragment) throws InterruptedException {
         EndToEndTest.awaitTrue(() -> logs.list.stream().anyMatch(e -> e.getFormattedMessage().contains(fragment)));
+    }
+
+    @Test
+    void silentClientIsClosedAfterTheIncomingTimeout() throws Exception {
+        try (Raw r = new Raw()) {
+            assertThat(r.closedByGateway()).isTrue();
+        }
+        assertLogged("no Connect Request within");
+        assertGoodClientStillWorks();
     }
 
     @Test
