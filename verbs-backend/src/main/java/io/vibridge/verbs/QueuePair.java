@@ -22,6 +22,15 @@ public interface QueuePair extends AutoCloseable {
 
     CompletionQueue recvCq();
 
+    /**
+     * Sends every inbound RDMA WRITE/READ on this QP to {@code handler} (null: back to memory regions), whatever
+     * the rkey; while a handler is set no memory region is reachable through this QP. Needs
+     * {@link Capability#REMOTE_ACCESS_HANDLER}; other providers throw {@link UnsupportedOperationException}.
+     */
+    default void setAccessHandler(QueuePairAccessHandler handler) {
+        throw new UnsupportedOperationException("this verbs provider cannot hand remote access to a handler");
+    }
+
     /** Negotiated path MTU in bytes (0 before the connection is set up). */
     int pathMtu();
 

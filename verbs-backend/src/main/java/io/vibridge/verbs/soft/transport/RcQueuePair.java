@@ -41,6 +41,8 @@ public final class RcQueuePair implements QueuePair {
     private final Icrc icrc = new Icrc();
     final RcRequester requester;
     final RcResponder responder;
+    /** Takes every inbound RDMA WRITE/READ when set (cut-through); read by the receive thread. */
+    volatile io.vibridge.verbs.QueuePairAccessHandler accessHandler;
 
     QpState state = QpState.INIT;
     RcAttributes attrs;
@@ -95,6 +97,11 @@ public final class RcQueuePair implements QueuePair {
     @Override
     public synchronized QpState state() {
         return state;
+    }
+
+    @Override
+    public void setAccessHandler(io.vibridge.verbs.QueuePairAccessHandler handler) {
+        accessHandler = handler;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.vibridge.verbs.soft.transport;
 
 import io.vibridge.verbs.QpState;
+import io.vibridge.verbs.QueuePairAccessHandler;
 import io.vibridge.verbs.ReceiveWorkRequest;
 import io.vibridge.verbs.RemoteAccessHandler;
 import io.vibridge.verbs.VerbsException;
@@ -57,6 +58,8 @@ final class RcResponder {
     private int recvOff;
     private SoftMemoryRegion wMr;
     private SoftRemoteAccessRegion wHandler;
+    private QueuePairAccessHandler wQp;
+    private int wRkey;
     private long wVa;
     private int wRemaining;
     private int wTotal;
@@ -221,16 +224,19 @@ final class RcResponder {
         boolean last = op.isEnd();
         SoftMemoryRegion mr = wMr;
         SoftRemoteAccessRegion h = wHandler;
+        QueuePairAccessHandler q = wQp;
+        int rkey = wRkey;
         long va = wVa;
         int remaining = wRemaining;
         if (first) {
             int reth = op.rethOffset();
             va = Reth.virtualAddress(pkt, reth);
-            int rkey = Reth.rkey(pkt, reth);
+            rkey = Reth.rkey(pkt, reth);
             int dmaLen = (int) Reth.dmaLength(pkt, reth);
             mr = null;
             h = null;
-            if (dmaLen != 0) {             // IBA C9-88 (rxe check_rkey): a zero-length RDMA operation needs no R_Key
+            q = qp.accessHandler;                           // a QP handler takes every WRITE, whatever the rkey
+            if (dmaLen != 0 && q == null) {             // IBA C9-88 (rxe check_rkey): a zero-length RDMA operation needs no R_Key
                 SoftRegion t = target(rkey, va, dmaLen & 0xFFFFFFFFL, true);
                 if (t == null) {
                     nakError(Aeth.REMOTE_ACCESS_ERROR, psn);
@@ -251,7 +257,17 @@ final class RcResponder {
             return;
         }
         int immediate = imm ? ImmDt.value(pkt, op.immDtOffset()) : 0;
-        if (h != null) {
+        if (q != null) {
+            if (view == null || viewOf != pkt) {
+                view = pkt.duplicate();
+                viewOf = pkt;
+            }
+            view.limit(hl + plen).position(hl);
+            if (!q.onWrite(va, rkey, view, first, last, imm, immediate)) {
+                nakSent = true;                             // backpressure: drop unacknowledged, no NAK storm
+                return;
+            }
+        } else if (h != null) {
             if (view == null || viewOf != pkt) {
                 view = pkt.duplicate();
                 viewOf = pkt;
@@ -266,6 +282,8 @@ final class RcResponder {
         }
         wMr = mr;
         wHandler = h;
+        wQp = q;
+        wRkey = rkey;
         wVa = va + plen;
         wRemaining = remaining - plen;
         nakSent = false;
@@ -274,6 +292,7 @@ final class RcResponder {
             inMsg = InMessage.NONE;
             wMr = null;
             wHandler = null;
+            wQp = null;
             msn = Psn.next(msn);
             if (imm) {
                 Rwqe r = rq[(int) (rqHead++ % rq.length)];
@@ -298,8 +317,9 @@ final class RcResponder {
             nakError(Aeth.INVALID_REQUEST, psn);
             return;
         }
-        SoftRegion target = len == 0 ? null : target(rkey, va, len & 0xFFFFFFFFL, false); // IBA C9-88
-        if (len != 0 && target == null) {
+        QueuePairAccessHandler q = qp.accessHandler;
+        SoftRegion target = len == 0 || q != null ? null : target(rkey, va, len & 0xFFFFFFFFL, false); // IBA C9-88
+        if (len != 0 && target == null && q == null) {
             nakError(Aeth.REMOTE_ACCESS_ERROR, psn);
             return;
         }
@@ -314,7 +334,11 @@ final class RcResponder {
         msn = Psn.next(msn);
         nakSent = false;
         ePsn = Psn.add(psn, npkts);
-        execute(target, psn, va, len);
+        if (q != null && len != 0) {
+            q.onRead(va, rkey, len, new DeferredRead(psn, len, epoch));
+        } else {
+            execute(target, psn, va, len);
+        }
     }
 
     /**
@@ -371,8 +395,11 @@ final class RcResponder {
             for (ReadEntry e : reads) {
                 if (e.valid && Psn.compare(psn, e.firstPsn) >= 0 && Psn.compare(psn, e.lastPsn) <= 0
                         && e.rkey == rkey && va >= e.va && va + len <= e.va + e.len) {
-                    SoftRegion target = len == 0 ? null : target(rkey, va, len, false);
-                    if (len != 0 && target == null) {
+                    QueuePairAccessHandler q = qp.accessHandler;
+                    SoftRegion target = len == 0 || q != null ? null : target(rkey, va, len, false);
+                    if (q != null && len != 0) {
+                        q.onRead(va, rkey, (int) len, new DeferredRead(psn, (int) len, epoch));
+                    } else if (len != 0 && target == null) {
                         nakError(Aeth.REMOTE_ACCESS_ERROR, psn);
                     } else {
                         execute(target, psn, va, (int) len);

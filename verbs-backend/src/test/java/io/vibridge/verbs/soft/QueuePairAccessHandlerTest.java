@@ -1,0 +1,131 @@
+package io.vibridge.verbs.soft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vibridge.verbs.QueuePairAccessHandler;
+import io.vibridge.verbs.RemoteAccessHandler;
+import io.vibridge.verbs.SendWorkRequest;
+import io.vibridge.verbs.WcOpcode;
+import io.vibridge.verbs.WcStatus;
+import io.vibridge.verbs.WorkCompletion;
+import io.vibridge.verbs.WrOpcode;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A queue-pair access handler (the gateway's cut-through): every inbound RDMA WRITE/READ on the QP
+ * goes to the handler with its address and rkey, whatever the rkey; no memory region is reachable.
+ */
+class QueuePairAccessHandlerTest {
+    static final long VA = 0x5000_0000_1000L;
+    static final int RKEY = 0x00C0FFEE;
+    private Connected c;
+    private final ByteBuffer store = ByteBuffer.allocate(1 << 20);
+    private final List<String> seen = new CopyOnWriteArrayList<>();
+    private final AtomicInteger refuse = new AtomicInteger();
+    private final AtomicBoolean failReads = new AtomicBoolean();
+    private final ExecutorService other = Executors.newSingleThreadExecutor();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        c = new Connected(1 << 20, 32, null, null);
+        c.b.qp.setAccessHandler(new QueuePairAccessHandler() {
+            @Override
+            public boolean onWrite(long va, int rkey, ByteBuffer payload, boolean first, boolean last, boolean hasImm,
+                                   int immediate) {
+                if (refuse.get() > 0) {
+                    refuse.decrementAndGet();
+                    return false;
+                }
+                seen.add(Integer.toHexString(rkey) + ":" + (first ? "F" : "") + (last ? "L" : "")
+                        + (hasImm ? "I" + Integer.toHexString(immediate) : "") + payload.remaining());
+                if (va >= VA && va - VA + payload.remaining() <= store.capacity()) {
+                    store.put((int) (va - VA), payload, payload.position(), payload.remaining());
+                }
+                return true;
+            }
+
+            @Override
+            public void onRead(long va, int rkey, int length, RemoteAccessHandler.ReadResponder responder) {
+                seen.add("R" + Integer.toHexString(rkey) + ":" + length);
+                other.execute(() -> {
+                    if (failReads.get()) {
+                        responder.fail();
+                    } else {
+                        responder.complete(store.slice((int) (va - VA), length));
+                    }
+                });
+            }
+        });
+    }
+
+    @AfterEach
+    void tearDown() {
+        other.shutdownNow();
+        c.close();
+    }
+
+    private void fill(int n) {
+        for (int i = 0; i < n; i++) {
+            c.a.mr.buffer().put(i, (byte) (i * 13 + 1));
+        }
+    }
+
+    @Test
+    void writesWithAnyRkeyGoToTheHandlerNotToMemory() throws Exception {
+        fill(10_000);
+        c.a.post(new SendWorkRequest().set(1, WrOpcode.RDMA_WRITE, c.a.mr, 0, 10_000).remote(VA, RKEY));
+        assertThat(c.a.next().status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(seen).containsExactly("c0ffee:F4096", "c0ffee:4096", "c0ffee:L1808");
+        assertThat(store.slice(0, 10_000)).isEqualTo(c.a.mr.buffer().slice(0, 10_000));
+
+        // the peer's own registered region is not reachable through this QP: the handler gets that too
+        int before = c.b.mr.buffer().get(0);
+        c.a.post(new SendWorkRequest().set(2, WrOpcode.RDMA_WRITE, c.a.mr, 0, 10).remote(c.b.mr.address(), c.b.mr.rkey()));
+        assertThat(c.a.next().status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(seen).last().isEqualTo(Integer.toHexString(c.b.mr.rkey()) + ":FL10");
+        assertThat((int) c.b.mr.buffer().get(0)).isEqualTo(before);
+
+        c.b.postRecv(5, 0, 0);
+        c.a.post(new SendWorkRequest().set(3, WrOpcode.RDMA_WRITE_WITH_IMM, c.a.mr, 0, 0).remote(VA, RKEY)
+                .immediate(0x77));
+        assertThat(c.a.next().status).isEqualTo(WcStatus.SUCCESS);
+        WorkCompletion r = c.b.next();
+        assertThat(r.opcode).isEqualTo(WcOpcode.RECV_RDMA_WITH_IMM);
+        assertThat(seen).last().isEqualTo("c0ffee:FLI770");
+    }
+
+    @Test
+    void refusedPacketsAreRetransmitted() throws Exception {
+        fill(9000);
+        refuse.set(3);
+        c.a.post(new SendWorkRequest().set(1, WrOpcode.RDMA_WRITE, c.a.mr, 0, 9000).remote(VA, RKEY));
+        assertThat(c.a.next().status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(store.slice(0, 9000)).isEqualTo(c.a.mr.buffer().slice(0, 9000));
+        assertThat(c.devA.counters().retransmissions()).isPositive();
+    }
+
+    @Test
+    void readsAreAnsweredByTheHandlerOrFailed() throws Exception {
+        for (int i = 0; i < 9000; i++) {
+            store.put(100 + i, (byte) (i ^ 0x3C));
+        }
+        c.a.post(new SendWorkRequest().set(1, WrOpcode.RDMA_READ, c.a.mr, 0, 9000).remote(VA + 100, RKEY));
+        WorkCompletion rd = c.a.next();
+        assertThat(rd.status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(c.a.mr.buffer().slice(0, 9000)).isEqualTo(store.slice(100, 9000));
+        assertThat(seen).contains("Rc0ffee:9000");
+
+        failReads.set(true);
+        c.a.post(new SendWorkRequest().set(2, WrOpcode.RDMA_READ, c.a.mr, 0, 100).remote(VA, RKEY));
+        assertThat(c.a.next().status).isEqualTo(WcStatus.REMOTE_ACCESS_ERROR);
+    }
+}
