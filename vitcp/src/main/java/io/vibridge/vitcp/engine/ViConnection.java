@@ -236,6 +236,14 @@ public final class ViConnection {
         return deadline;
     }
 
+    /**
+     * Receives the peer has announced (Rx Descriptors Posted) and this side has not yet used, mod 2^16;
+     * meaningful as a hint even without descriptor flow control (e.g. a gateway holding Sends back).
+     */
+    public int peerCredits() {
+        return (peerRxPosted - creditsConsumed) & 0xFFFF;
+    }
+
     /** Inbound messages dropped for receiver-detected errors at Unreliable Delivery (VITCP-PROFILE §6). */
     public long droppedMessages() {
         return dropped;
@@ -523,7 +531,7 @@ public final class ViConnection {
         if (op == OutboundWork.OP_RDMA_READ) {
             return pendingReads.size() < peerReadWindow; // VITCP-PROFILE §5: never exceed the peer's window
         }
-        if (flowControl && (op == OutboundWork.OP_SEND || w.hasImmediate())) {
+        if (flowControl && (op == OutboundWork.OP_SEND || op == OutboundWork.OP_RDMA_WRITE && w.hasImmediate())) {
             int available = (peerRxPosted - creditsConsumed) & 0xFFFF;
             return available > 0 && available < 0x8000; // VITCP-PROFILE §6
         }
@@ -593,8 +601,9 @@ public final class ViConnection {
         current = sendQueue.pollFirst();
         currentOffset = 0;
         current.messageNumber(nextMessage++);
-        if (flowControl && (current.operation() == OutboundWork.OP_SEND || current.hasImmediate())) {
-            creditsConsumed++;
+        if (current.operation() == OutboundWork.OP_SEND
+                || current.operation() == OutboundWork.OP_RDMA_WRITE && current.hasImmediate()) {
+            creditsConsumed++; // VITCP-PROFILE §9.4: Sends and RDMA Writes with immediate data use a credit
         }
     }
 

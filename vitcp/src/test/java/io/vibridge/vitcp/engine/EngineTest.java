@@ -387,4 +387,23 @@ class EngineTest {
         assertThat(a.events).contains("broken REMOTE_ERROR 1/3");
         assertThat(b.events).contains("broken LOCAL_RECEIVE_ERROR 1/3");
     }
+
+    @Test
+    void peerCredits_countAnnouncedReceivesLessSendsAndImmediateWrites() {
+        Side a = new Side();
+        Side b = new Side();
+        b.receives.add(new Recv(100));
+        b.receives.add(new Recv(100));
+        ViConnection[] c = connected(a, b, ReliabilityLevel.RELIABLE_DELIVERY);
+        assertThat(c[0].peerCredits()).isEqualTo(2); // initial credits from the Connect Accept (§9.4)
+        c[0].post(new Work(OutboundWork.OP_SEND, ByteBuffer.allocate(10), 0, false));
+        Random rnd = new Random(3);
+        pump(c[0], c[1], rnd, 50);
+        assertThat(c[0].peerCredits()).isEqualTo(1);
+        b.receives.add(new Recv(100));
+        c[1].receivePosted();
+        c[1].post(new Work(OutboundWork.OP_RDMA_WRITE, ByteBuffer.allocate(10), 0, false)); // carries Rx Posted 3
+        pump(c[1], c[0], rnd, 50);
+        assertThat(c[0].peerCredits()).isEqualTo(2);
+    }
 }
