@@ -20,6 +20,7 @@ import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.metrics.Direction;
 import io.vibridge.gateway.metrics.Operation;
 import io.vibridge.gateway.metrics.RejectReason;
+import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.CmId;
 import io.vibridge.verbs.CompletionQueue;
@@ -128,6 +129,7 @@ public final class Bridge implements ConnectionPeer {
     private final SendWorkRequest swr = new SendWorkRequest();
     private final ReceiveWorkRequest rwr = new ReceiveWorkRequest();
     private ConnectSigner signer;
+    private CutThrough cut;
 
     // staging
     private int[] slots = new int[0];
@@ -687,6 +689,14 @@ public final class Bridge implements ConnectionPeer {
         cq = fabric.device.createCompletionQueue(sendWr + recvSlots + 8);
         cq.onNotify(this::onCqNotify, onContext);
         qp = fabric.pd.createQueuePair(new QpInitAttributes(cq, cq, sendWr, recvSlots + 1));
+        if (fabric.device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER)) {
+            try {
+                cut = new CutThrough(() -> context.runOnContext(v -> onCutThrough()));
+                qp.setAccessHandler(cut); // every inbound RDMA on this QP: forwarded to the client
+            } catch (UnsupportedOperationException e) {
+                cut = null;
+            }
+        }
         for (int l = 0; l < recvSlots; l++) {
             postRecv(l);
         }
@@ -796,6 +806,9 @@ public final class Bridge implements ConnectionPeer {
         }
         ibUp = true;
         phase = Phase.CONNECTED;
+        if (cut != null) {
+            cut.maxRead = mtu;
+        }
         fabric.metrics.connectionOpened();
         fabric.metrics.connectSetup(System.nanoTime() - requestAt);
         log.info("conn {} {}:{} bridged to {} route {} ({} FlowC {} MTU {})", id, clientAddress.getHostAddress(),
@@ -929,6 +942,16 @@ public final class Bridge implements ConnectionPeer {
 
     @Override
     public void workCompleted(OutboundWork work, int status, long length) {
+        if (work instanceof CutThrough.Op c) {
+            boolean ok = !Status.isError(status);
+            if (ok) {
+                fabric.metrics.message(Direction.TARGET_TO_CLIENT,
+                        c.operation == OutboundWork.OP_RDMA_READ ? Operation.RDMA_READ : Operation.RDMA_WRITE, c.length);
+            }
+            c.finish(ok);
+            checkDrained();
+            return;
+        }
         SlotSend s = (SlotSend) work;
         int l = s.local;
         if (!Status.isError(status)) {
@@ -1097,7 +1120,28 @@ public final class Bridge implements ConnectionPeer {
 
     // ============================================================================ completions
 
+    /** Forwards queued cut-through operations to the client, in the order the target issued them. */
+    private void onCutThrough() {
+        if (cut == null) {
+            return;
+        }
+        CutThrough.Op o;
+        while ((o = cut.queue.poll()) != null) {
+            if (engine.state() != ViConnection.State.CONNECTED) {
+                o.finish(false);
+                continue;
+            }
+            engine.post(o);
+        }
+        pump();
+    }
+
     private void onCqNotify() {
+        // cut-through WRITE packets the target issued before a SEND were handed over before that SEND's
+        // completion was queued: forward them first so the client sees the data before the message
+        if (cut != null && !cut.queue.isEmpty()) {
+            onCutThrough();
+        }
         drainCq();
         if (cq != null && !resourcesReleased) {
             cq.requestNotify(false);
@@ -1188,13 +1232,20 @@ public final class Bridge implements ConnectionPeer {
         int dataStart = 0;
         int n = wc.byteLength;
         if (wc.opcode == WcOpcode.RECV_RDMA_WITH_IMM) {
-            // target-initiated RDMA WRITE WITH IMMEDIATE: cut-through is not available (see README-bridge)
-            log.warn("conn {} target RDMA WRITE WITH IMMEDIATE refused: no cut-through", id);
-            if (flowC0) {
+            // a target RDMA WRITE WITH IMMEDIATE: its data and immediate went to the client through the
+            // cut-through handler; the receive it consumed is reposted (FlowC 0: it counts as one mseq, project rule)
+            if (cut == null) {
+                log.warn("conn {} target RDMA WRITE WITH IMMEDIATE without cut-through: closing", id);
                 ibFailed(WcStatus.REMOTE_INVALID_REQUEST);
                 return;
             }
+            if (flowC0) {
+                int peerAck = credits.lastSentMseq() - credits.unacknowledged();
+                credits.onReceive(credits.peerBufs(), credits.mseqAck() + 1, peerAck);
+                processFifo();
+            }
             postRecv(l);
+            maybeCreditUpdate();
             return;
         }
         if (flowC0) {
@@ -1409,6 +1460,13 @@ public final class Bridge implements ConnectionPeer {
             return;
         }
         resourcesReleased = true;
+        if (cut != null) {
+            cut.open = false;
+            CutThrough.Op o;
+            while ((o = cut.queue.poll()) != null) {
+                o.finish(false);
+            }
+        }
         phase = Phase.CLOSED;
         if (graceTimer >= 0) {
             vertx.cancelTimer(graceTimer);

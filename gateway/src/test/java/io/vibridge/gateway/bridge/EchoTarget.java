@@ -49,6 +49,8 @@ final class EchoTarget implements AutoCloseable {
     final int port;
     final int bufs;
     final int recvSize;
+    static final int CUT_WRITE = 0x43555457; // "CUTW"
+    static final int CUT_READ = 0x43555452;  // "CUTR"
     volatile boolean reject;
     /** Flood mode: after the connection is up, SEND 64 KiB messages (FlowC 1) without end. */
     volatile boolean flood;
@@ -167,6 +169,7 @@ final class EchoTarget implements AutoCloseable {
         }
 
         static final int FLOOD = -2;
+        static final long READ_BASE = 1L << 40;
 
         void floodOne() {
             if (qp.state() != io.vibridge.verbs.QpState.RTS) {
@@ -202,6 +205,15 @@ final class EchoTarget implements AutoCloseable {
                 return;
             }
             int slot = (int) wc.wrId;
+            if (wc.opcode == WcOpcode.RDMA_WRITE) {
+                return;
+            }
+            if (wc.opcode == WcOpcode.RDMA_READ) {
+                int s2 = (int) (wc.wrId - READ_BASE);
+                pending.add(new int[] {s2, wc.byteLength, 0, 0});
+                flush();
+                return;
+            }
             if (wc.opcode == WcOpcode.SEND && slot == FLOOD) {
                 flooded.incrementAndGet();
                 floodOne();
@@ -241,6 +253,25 @@ final class EchoTarget implements AutoCloseable {
                 }
             }
             received.incrementAndGet();
+            if (n >= 20 && b.getInt(off) == CUT_WRITE) {
+                // command: RDMA WRITE a pattern to the client's memory (cut-through), then echo the command
+                long va = b.getLong(off + 4);
+                int rkey = b.getInt(off + 12);
+                int len = b.getInt(off + 16);
+                for (int i = 0; i < len; i++) {
+                    rdma.buffer().put(i, (byte) (i * 31 + 7));
+                }
+                swr.set(-3, WrOpcode.RDMA_WRITE, rdma, 0, len).remote(va, rkey).signaled(true);
+                qp.postSend(swr);
+            } else if (n >= 20 && b.getInt(off) == CUT_READ) {
+                // command: RDMA READ the client's memory into this slot, then send what was read back
+                long va = b.getLong(off + 4);
+                int rkey = b.getInt(off + 12);
+                int len = b.getInt(off + 16);
+                swr.set(READ_BASE + slot, WrOpcode.RDMA_READ, mr, off, len).remote(va, rkey).signaled(true);
+                qp.postSend(swr);
+                return; // echoed when the READ completed
+            }
             // echoed from its own slot; the receive is reposted when the echo completed
             pending.add(new int[] {slot, n, wc.hasImmediate ? 1 : 0, wc.immediate});
             flush();

@@ -153,6 +153,42 @@ class EndToEndTest {
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("levels")
+    void targetInitiatedRdmaIsCutThroughToTheClient(ReliabilityLevel level, int flowc) throws Exception {
+        try (var c = new TestSupport.Client(nic, level, true, 8)) {
+            c.connect(gateway.port(), "echo" + flowc);
+            int area = c.sendArea(3);
+            int len = 10_000;
+            // the target WRITEs a pattern to the client's memory (address + VI memory handle as rkey)
+            command(c, EchoTarget.CUT_WRITE, c.mr.address(area), c.mr.handle(), len, 0);
+            for (int i = 0; i < len; i++) {
+                assertThat(c.mr.buffer().get(area + i)).as("byte %d", i).isEqualTo((byte) (i * 31 + 7));
+            }
+            if (level == ReliabilityLevel.UNRELIABLE_DELIVERY) {
+                return; // no RDMA Read at Unreliable Delivery (VIA 2.5.1)
+            }
+            // the target READs the client's memory and sends back what it read
+            TestSupport.fill(c.mr, area, 30_000, 5);
+            long crc = TestSupport.crc(c.mr.buffer(), area, 30_000);
+            Descriptor echo = command(c, EchoTarget.CUT_READ, c.mr.address(area), c.mr.handle(), 30_000, 1);
+            assertThat(echo.length()).isEqualTo(30_000);
+            assertThat(TestSupport.crc(c.mr.buffer(), recvOffset(c, 1), 30_000)).isEqualTo(crc);
+        }
+    }
+
+    /** Sends a cut-through command to the echo target and returns the echo (received into receive {@code n}). */
+    private static Descriptor command(TestSupport.Client c, int cmd, long va, int handle, int len, int n)
+            throws InterruptedException {
+        int at = c.sendArea(0);
+        c.mr.buffer().putInt(at, cmd).putLong(at + 4, va).putInt(at + 12, handle).putInt(at + 16, len);
+        c.vi.postSend(Descriptor.send().data(c.mr, at, 20));
+        assertThat(c.vi.sendWait(T).isError()).isFalse();
+        Descriptor rx = c.vi.recvWait(T);
+        assertThat(rx.isError()).as("echo status %s", rx.status()).isFalse();
+        return rx;
+    }
+
     private static void awaitCrc(long addr, int len, long crc) throws InterruptedException {
         awaitTrue(() -> TestSupport.crc(target.rdma.buffer(), (int) (addr - target.rdma.address()), len) == crc);
     }

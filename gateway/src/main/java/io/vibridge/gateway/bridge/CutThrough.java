@@ -1,0 +1,181 @@
+package io.vibridge.gateway.bridge;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.vibridge.verbs.QueuePairAccessHandler;
+import io.vibridge.verbs.RemoteAccessHandler;
+import io.vibridge.vitcp.engine.OutboundWork;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Cut-through of target-initiated RDMA (DESIGN "Operation mapping"): the target writes or reads the
+ * client's memory with the client's VI address and memory handle, learned through application
+ * Sends. The handler is attached to the connection's queue pair, so every inbound RDMA WRITE/READ
+ * lands here whatever its rkey (the gateway's staging memory is never remotely reachable). It runs
+ * on the provider's receive thread: it decides from a thread-safe byte budget, copies the packet
+ * into a pooled buffer and queues it for the bridge's event loop, which forwards each WRITE packet
+ * as one VI RDMA Write (same address, handle = rkey) and each READ as one VI RDMA Read Request.
+ * Over the budget a WRITE packet is refused: the target's requester retransmits it later.
+ */
+final class CutThrough implements QueuePairAccessHandler {
+    /** Bytes of cut-through WRITE data one connection may hold on their way to the client. */
+    static final long BUDGET = 512 * 1024;
+
+    private final AtomicLong held = new AtomicLong();
+    final ConcurrentLinkedQueue<Op> queue = new ConcurrentLinkedQueue<>();
+    private final Runnable wake;
+    volatile boolean open = true;
+    volatile long maxRead = Long.MAX_VALUE;
+
+    CutThrough(Runnable wake) {
+        this.wake = wake;
+    }
+
+    @Override
+    public boolean onWrite(long va, int rkey, ByteBuffer payload, boolean first, boolean last, boolean hasImm,
+                           int immediate) {
+        if (!open) {
+            return true; // the client is gone: accepted and dropped, so the target is not held in retransmission
+        }
+        int n = payload.remaining();
+        if (held.get() + n > BUDGET) {
+            return false; // backpressure: the packet is dropped unacknowledged and retransmitted later
+        }
+        held.addAndGet(n);
+        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(n, 1));
+        b.writeBytes(payload.duplicate());
+        queue.add(new Op(OutboundWork.OP_RDMA_WRITE, va, rkey, n, b, last && hasImm, immediate, null, this));
+        wake.run();
+        return true;
+    }
+
+    @Override
+    public void onRead(long va, int rkey, int length, RemoteAccessHandler.ReadResponder responder) {
+        if (!open || length > maxRead) {
+            responder.fail(); // NAK remote access: larger than one VI message, or no client any more
+            return;
+        }
+        queue.add(new Op(OutboundWork.OP_RDMA_READ, va, rkey, length, null, false, 0, responder, this));
+        wake.run();
+    }
+
+    void released(int n) {
+        held.addAndGet(-n);
+    }
+
+    /** Bytes held right now (tests). */
+    long held() {
+        return held.get();
+    }
+
+    /** One forwarded operation: a VI RDMA Write of one WRITE packet or a VI RDMA Read Request. */
+    static final class Op implements OutboundWork {
+        final int operation;
+        final long va;
+        final int rkey;
+        final int length;
+        ByteBuf data;
+        final boolean imm;
+        final int immediate;
+        final RemoteAccessHandler.ReadResponder responder;
+        final CutThrough owner;
+        ByteBuffer readData;
+        int number;
+        boolean done;
+
+        Op(int operation, long va, int rkey, int length, ByteBuf data, boolean imm, int immediate,
+                RemoteAccessHandler.ReadResponder responder, CutThrough owner) {
+            this.operation = operation;
+            this.va = va;
+            this.rkey = rkey;
+            this.length = length;
+            this.data = data;
+            this.imm = imm;
+            this.immediate = immediate;
+            this.responder = responder;
+            this.owner = owner;
+        }
+
+        /** Ends the operation: releases the WRITE copy, answers the target's READ (exactly once). */
+        void finish(boolean ok) {
+            if (done) {
+                return;
+            }
+            done = true;
+            if (data != null) {
+                data.release();
+                data = null;
+                owner.released(length);
+            }
+            if (responder != null) {
+                if (ok) {
+                    responder.complete(readData.flip());
+                } else {
+                    responder.fail();
+                }
+            }
+        }
+
+        @Override
+        public int operation() {
+            return operation;
+        }
+
+        @Override
+        public boolean hasImmediate() {
+            return imm;
+        }
+
+        @Override
+        public int immediateData() {
+            return immediate;
+        }
+
+        @Override
+        public boolean queueFence() {
+            return false;
+        }
+
+        @Override
+        public long length() {
+            return length;
+        }
+
+        @Override
+        public long remoteAddress() {
+            return va;
+        }
+
+        @Override
+        public int remoteHandle() {
+            return rkey;
+        }
+
+        @Override
+        public int gather(long offset, int n, ByteBuffer[] out, int index) {
+            out[index] = data.nioBuffer((int) offset, n);
+            return 1;
+        }
+
+        @Override
+        public void scatter(long offset, ByteBuffer src) {
+            if (readData == null) {
+                readData = ByteBuffer.allocate(length);
+            }
+            readData.put((int) offset, src, src.position(), src.remaining());
+            readData.position(Math.max(readData.position(), (int) offset + src.remaining()));
+        }
+
+        @Override
+        public void messageNumber(int n) {
+            number = n;
+        }
+
+        @Override
+        public int messageNumber() {
+            return number;
+        }
+    }
+}
