@@ -50,7 +50,6 @@ import io.vibridge.vitcp.wire.ConnectionHeader;
 import io.vibridge.vitcp.wire.IsCode;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import io.vibridge.vitcp.wire.SegmentHeader;
-import io.vibridge.vitcp.wire.SegmentType;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
@@ -160,16 +159,9 @@ public final class Bridge implements ConnectionPeer {
     private int readCount;
     private int curWrite = -1;
     private boolean stalledOnCredit;
-    // Reliable Reception, end to end (VITCP-PROFILE §6): the engine acknowledges a message once it is
-    // placed; the bridge lowers the Message ACK of every segment it emits to the last client message
-    // whose InfiniBand work completed (completions arrive in work-request order) and emits a NOP of its
-    // own when that value moves while the engine has nothing to send.
+    // Reliable Reception, end to end (VITCP-PROFILE §6): the engine runs with manual inbound completion
+    // and acknowledges a client Send/RDMA Write only once its InfiniBand work completed
     private boolean rr;
-    private int confirmedAck;
-    private int ackSentToClient;
-    private int engineAck;
-    private int lastAssigned;
-    private boolean midMessage;
 
     // input gate
     private Buffer inBuf;
@@ -266,8 +258,7 @@ public final class Bridge implements ConnectionPeer {
                 + " paused=" + paused + " heldInput=" + (inBuf != null) + " writeQueueFull=" + socket.writeQueueFull()
                 + (credits == null ? "" : " credits=" + credits.credits() + " unacked=" + credits.unacknowledged()
                         + " peerBufs=" + credits.peerBufs() + " peerView=" + credits.peerCredits())
-                + " midMessage=" + midMessage + " endSent=" + endSent + " closeRequested=" + engine.closeRequested()
-                + " confirmedAck=" + confirmedAck + " ackSent=" + ackSentToClient + " engineAck=" + engineAck;
+                + " endSent=" + endSent + " closeRequested=" + engine.closeRequested();
     }
 
     public Phase phase() {
@@ -459,7 +450,31 @@ public final class Bridge implements ConnectionPeer {
         pump();
     }
 
+    private boolean pumping;
+    private boolean pumpAgain;
+
+    /**
+     * Moves the engine's output to the socket. Re-entrant calls (engine callbacks during written() may
+     * end in pump()) only ask the running pump for another round, so bytes already copied leave before
+     * anything closes the socket.
+     */
     private void pump() {
+        if (pumping) {
+            pumpAgain = true;
+            return;
+        }
+        pumping = true;
+        try {
+            do {
+                pumpAgain = false;
+                pumpOnce();
+            } while (pumpAgain && !socketClosed);
+        } finally {
+            pumping = false;
+        }
+    }
+
+    private void pumpOnce() {
         if (socketClosed) {
             return;
         }
@@ -470,9 +485,6 @@ public final class Bridge implements ConnectionPeer {
         ByteBuf out = null;
         try {
             while (engine.hasOutput()) {
-                if (readCount > 0 && !readReady[readFifo[readHead]]) {
-                    break; // RDMA Read Response data not fetched yet: responses go in request order
-                }
                 if (out != null && out.readableBytes() >= OUT_BATCH) {
                     write(out);
                     out = null;
@@ -497,9 +509,6 @@ public final class Bridge implements ConnectionPeer {
                 }
                 int type = (header.get(1) & 0xFF) >>> 3;
                 boolean eom = (header.get(1) & SegmentHeader.FLAG_END_OF_MESSAGE) != 0;
-                if (rr && type <= 4) {
-                    trackAndLowerAck(type, eom);
-                }
                 out.writeBytes(header);
                 for (int i = 0; i < n; i++) {
                     out.writeBytes(io[i]);
@@ -519,10 +528,6 @@ public final class Bridge implements ConnectionPeer {
             socket.close();
             return;
         }
-        if (rr && !midMessage && ackSentToClient != confirmedAck && engineAck - ackSentToClient > 0
-                && engine.state() == ViConnection.State.CONNECTED) {
-            out = confirmedAckNop(out);
-        }
         if (out != null) {
             write(out);
         }
@@ -533,42 +538,6 @@ public final class Bridge implements ConnectionPeer {
             endSent = true;
             socket.end();
         }
-    }
-
-    /** Notes what the engine emitted and lowers the segment's Message ACK to what InfiniBand confirmed. */
-    private void trackAndLowerAck(int type, boolean eom) {
-        if (type != 3) {
-            lastAssigned = header.getInt(SegmentHeader.OFF_MESSAGE_NUMBER);
-        }
-        if (type == 0 || type == 1) {
-            midMessage = !eom;
-        }
-        if (header.get(SegmentHeader.OFF_VI_ERROR_TYPE) != 0) {
-            return; // an error report names the failing message itself
-        }
-        int ack = header.getInt(SegmentHeader.OFF_MESSAGE_ACK);
-        engineAck = ack;
-        if (ack - confirmedAck > 0) {
-            ack = confirmedAck;
-            header.putInt(SegmentHeader.OFF_MESSAGE_ACK, ack);
-        }
-        ackSentToClient = ack;
-    }
-
-    /** A NOP carrying the confirmed Message ACK (VITCP-PROFILE §9.2: number = last assigned, End of Message). */
-    private ByteBuf confirmedAckNop(ByteBuf out) {
-        int ack = engineAck - confirmedAck > 0 ? confirmedAck : engineAck;
-        if (out == null) {
-            out = PooledByteBufAllocator.DEFAULT.directBuffer(HDR);
-        }
-        header.clear();
-        SegmentHeader.write(header, 0, SegmentType.NOP, SegmentHeader.FLAG_END_OF_MESSAGE, HDR, 0, 0, lastAssigned,
-                ack, creditsGranted & 0xFFFF, 0, 0);
-        header.limit(HDR);
-        out.writeBytes(header);
-        ackSentToClient = ack;
-        bytesOut += HDR;
-        return out;
     }
 
     private void write(ByteBuf out) {
@@ -794,15 +763,14 @@ public final class Bridge implements ConnectionPeer {
                 config.vi().segmentSize(), config.vi().creditThreshold(), security);
         creditsGranted = clientSlots;
         rr = level == ReliabilityLevel.RELIABLE_RECEPTION;
-        confirmedAck = engine.request().initialMessageNumber() - 1; // VITCP-PROFILE §6: peerIMN - 1
-        ackSentToClient = confirmedAck;
-        engineAck = confirmedAck;
-        lastAssigned = ep.initialMessageNumber() - 1;
         if (!engine.accept(ep, clientSlots)) {
             fabric.metrics.rejected(RejectReason.ATTRIBUTES);
             ibDisconnect();
             phase = Phase.CLOSED;
             return;
+        }
+        if (rr) {
+            engine.manualInboundCompletion(true); // the Message ACK waits for the InfiniBand completion
         }
         ibUp = true;
         phase = Phase.CONNECTED;
@@ -910,6 +878,9 @@ public final class Bridge implements ConnectionPeer {
     @Override
     public ByteBuffer rdmaSource(long address, int handle, int length) {
         int l = readFifo[readHead];
+        if (!readReady[l]) {
+            return null; // the InfiniBand READ has not completed: the engine waits for readSourceReady()
+        }
         int off = FC + (int) (address - raddr[l]);
         ByteBuffer v = views[l];
         v.limit(off + length).position(off);
@@ -1185,7 +1156,11 @@ public final class Bridge implements ConnectionPeer {
         if (wc.status != WcStatus.SUCCESS) {
             if (wc.status != WcStatus.WR_FLUSH_ERROR) {
                 log.info("conn {} InfiniBand {} failed: {}", id, kindName(kind), wc.status);
-                ibFailed(wc.status);
+                if (kind != K_CREDIT && op[l] != OP_NONE) {
+                    clientMessageFailed(l, wc.status);
+                } else {
+                    ibFailed(wc.status);
+                }
             }
             if (kind != K_CREDIT && --pendingWr[l] == 0 && op[l] != OP_NONE) {
                 freeClientSlot(l);
@@ -1199,19 +1174,30 @@ public final class Bridge implements ConnectionPeer {
         if (--pendingWr[l] > 0) {
             return;
         }
-        confirmedAck = msgNo[l]; // in order: everything before it completed too
         switch (op[l]) {
             case OP_SEND -> {
                 fabric.metrics.message(Direction.CLIENT_TO_TARGET, Operation.SEND, len[l]);
+                confirmInbound(l);
                 freeClientSlot(l);
             }
             case OP_WRITE -> {
                 fabric.metrics.message(Direction.CLIENT_TO_TARGET, Operation.RDMA_WRITE, len[l]);
+                confirmInbound(l);
                 freeClientSlot(l);
             }
-            case OP_READ -> readReady[l] = true;
+            case OP_READ -> {
+                readReady[l] = true;
+                engine.readSourceReady(); // the Read Response can go out now
+            }
             default -> {
             }
+        }
+    }
+
+    /** Reliable Reception: the client's message in slot {@code l} completed on InfiniBand: it may be acknowledged. */
+    private void confirmInbound(int l) {
+        if (rr && engine.state() == ViConnection.State.CONNECTED) {
+            engine.inboundCompleted(msgNo[l]);
         }
     }
 
@@ -1287,6 +1273,31 @@ public final class Bridge implements ConnectionPeer {
     }
 
     // ============================================================================ teardown
+
+    /**
+     * The InfiniBand work of the client's message in slot {@code l} failed (the QP is in ERROR now). The
+     * engine handles it per reliability level as a receiver-detected error for that message (VITCP-PROFILE
+     * §6): Reliable Reception reports it (remote access error: VI Error Type 1, else type 2; IS 16) and
+     * then closes, Reliable Delivery closes without a report, Unreliable Delivery drops the message; the
+     * InfiniBand side is disconnected in every case, so the connection then ends.
+     */
+    private void clientMessageFailed(int l, WcStatus status) {
+        if (closeReason == null) {
+            closeReason = "InfiniBand " + status + " for message " + Integer.toUnsignedString(msgNo[l]);
+        }
+        int type = status == WcStatus.REMOTE_ACCESS_ERROR ? 1 : 2;
+        boolean report = rr && engine.state() == ViConnection.State.CONNECTED;
+        if (engine.state() == ViConnection.State.CONNECTED) {
+            engine.failInbound(msgNo[l], type, IsCode.REMOTE_TRANSPORT_ERROR);
+        }
+        if (report) {
+            ibDown = true;
+            ibDisconnect(); // the engine closes after the report went out (broken -> drain)
+            pump();
+        } else {
+            ibFailed(status);
+        }
+    }
 
     /** An InfiniBand operation failed (the QP is in ERROR): the VI connection cannot continue. */
     private void ibFailed(WcStatus status) {

@@ -203,6 +203,25 @@ class EndToEndTest {
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("levels")
+    void targetRefusingAnRdmaWriteIsAnErrorForThatMessage(ReliabilityLevel level, int flowc) throws Exception {
+        try (var c = new TestSupport.Client(nic, level, true, 4)) {
+            c.connect(gateway.port(), "echo" + flowc);
+            // a bad rkey: the target NAKs (remote access error), the gateway maps it per reliability level
+            c.vi.postSend(Descriptor.rdmaWrite(target.rdma.address(), target.rdma.rkey() + 1000).data(c.mr, 0, 100));
+            Descriptor d = c.vi.sendWait(T);
+            if (level == ReliabilityLevel.RELIABLE_RECEPTION) {
+                // reported: VI Error Type 1 (RDMA protection) for exactly this message
+                assertThat(d.status() & io.vibridge.vitcp.engine.Status.RDMA_PROT_ERROR).as(
+                        io.vibridge.vitcp.engine.Status.describe(d.status())).isNotZero();
+            } else if (level == ReliabilityLevel.RELIABLE_DELIVERY) {
+                assertThat(d.isError()).isFalse(); // complete once handed to TCP; the connection then closes
+            }
+            awaitTrue(() -> c.vi.state() != io.vibridge.vitcp.provider.ViState.CONNECTED);
+        }
+    }
+
     @Test
     void noRouteIsConnectNoMatch() throws Exception {
         try (var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
