@@ -38,6 +38,9 @@ public final class Main {
     server.createContext("/metrics", exchange -> reply(exchange, "text/plain; version=0.0.4",
         "# TYPE vibridge_standin_up gauge\nvibridge_standin_up 1\n"));
     server.start();
+    // Like the real target, hold the RoCEv2 UDP port: the image's health check looks for it.
+    java.net.DatagramSocket roce = args.length > 0 && args[0].equals("target")
+        ? new java.net.DatagramSocket(4791) : null;
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.stop(0);
