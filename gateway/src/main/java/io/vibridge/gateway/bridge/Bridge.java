@@ -129,6 +129,8 @@ public final class Bridge implements ConnectionPeer {
     private final ReceiveWorkRequest rwr = new ReceiveWorkRequest();
     private ConnectSigner signer;
     private CutThrough cut;
+    private int advertisedBufs;
+    private int advertisedAck;
 
     // staging
     private int[] slots = new int[0];
@@ -742,6 +744,8 @@ public final class Bridge implements ConnectionPeer {
         }
         if (flowC0) {
             credits = new FlowCredits(targetBufs, recvSlots);
+            advertisedBufs = recvSlots; // the Hello's bufs; mseq 0 acknowledged
+            advertisedAck = 0;
         }
         ConnectionHeader req = engine.request().header();
         // agreed MTU: never above the target's ActRcvSz for Sends, nor a staging slot (DESIGN decision 4)
@@ -998,6 +1002,7 @@ public final class Bridge implements ConnectionPeer {
                             int mseq = credits.onSend(postedRecvs);
                             FlowControlHeader.write(fabric.pool.buffer(), base, 0, postedRecvs, FC + n, mseq,
                                     credits.mseqAck());
+                            advertised();
                             swr.set(K_SEND | l, hasImm[l] ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, fabric.pool.region(),
                                     base, FC + n);
                         } else {
@@ -1067,14 +1072,25 @@ public final class Bridge implements ConnectionPeer {
         // Send can go now and carry the update itself (a Send waiting for a data credit must not hold it back:
         // both sides would wait for each other)
         boolean dataSendPossible = fifoCount > 0 && credits.canSendData();
-        if (!dataSendPossible && credits.shouldSendCreditUpdate(postedRecvs)) {
+        // the target's view of our credits, from what our HEADERS told it: a zero-length WRITE WITH IMMEDIATE
+        // takes an mseq but carries no header (FlowCredits.onSend would count it as an advertisement)
+        int targetView = Math.max(0, advertisedBufs - (credits.mseqAck() - advertisedAck));
+        boolean update = targetView < 2 && postedRecvs > targetView && credits.canSend();
+        if (!dataSendPossible && update) {
             int off = fabric.pool.controlOffset(controlBlock) + (controlNext++ & 15) * FC;
             int mseq = credits.onSend(postedRecvs);
             FlowControlHeader.write(fabric.pool.buffer(), off, 0, postedRecvs, FC, mseq, credits.mseqAck());
+            advertised();
             swr.set(K_CREDIT, WrOpcode.SEND, fabric.pool.region(), off, FC).signaled(true);
             outstandingSends++;
             qp.postSend(swr);
         }
+    }
+
+    /** A FlowC 0 header just told the target our posted receives and the last mseq we got. */
+    private void advertised() {
+        advertisedBufs = postedRecvs;
+        advertisedAck = credits.mseqAck();
     }
 
     private void freeClientSlot(int l) {

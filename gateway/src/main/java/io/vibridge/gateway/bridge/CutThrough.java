@@ -51,14 +51,57 @@ final class CutThrough implements QueuePairAccessHandler {
         return true;
     }
 
+    /** Largest target READ forwarded (split into VI RDMA Reads of at most the agreed MTU each). */
+    static final int MAX_READ = 16 << 20;
+
     @Override
     public void onRead(long va, int rkey, int length, RemoteAccessHandler.ReadResponder responder) {
-        if (!open || length > maxRead) {
-            responder.fail(); // NAK remote access: larger than one VI message, or no client any more
+        if (!open || length > MAX_READ) {
+            responder.fail(); // NAK remote access: no client any more, or an unreasonable size
             return;
         }
-        queue.add(new Op(OutboundWork.OP_RDMA_READ, va, rkey, length, null, false, 0, responder, this));
+        if (length <= maxRead) {
+            queue.add(new Op(OutboundWork.OP_RDMA_READ, va, rkey, length, null, false, 0, responder, this));
+        } else {
+            // a READ longer than one VI message: several VI RDMA Reads, answered together
+            int part = (int) maxRead;
+            ReadParent parent = new ReadParent(responder, length, (length + part - 1) / part);
+            for (int off = 0; off < length; off += part) {
+                Op o = new Op(OutboundWork.OP_RDMA_READ, va + off, rkey, Math.min(part, length - off), null, false, 0,
+                        null, this);
+                o.parent = parent;
+                o.parentOffset = off;
+                queue.add(o);
+            }
+        }
         wake.run();
+    }
+
+    /** The parts of one target READ split into several VI RDMA Reads. */
+    static final class ReadParent {
+        final RemoteAccessHandler.ReadResponder responder;
+        final ByteBuffer data;
+        int remaining;
+        boolean failed;
+
+        ReadParent(RemoteAccessHandler.ReadResponder responder, int length, int parts) {
+            this.responder = responder;
+            this.data = ByteBuffer.allocate(length);
+            this.remaining = parts;
+        }
+
+        void partDone(boolean ok) {
+            remaining--;
+            if (failed) {
+                return;
+            }
+            if (!ok) {
+                failed = true;
+                responder.fail();
+            } else if (remaining == 0) {
+                responder.complete(data.clear());
+            }
+        }
     }
 
     void released(int n) {
@@ -82,6 +125,8 @@ final class CutThrough implements QueuePairAccessHandler {
         final RemoteAccessHandler.ReadResponder responder;
         final CutThrough owner;
         ByteBuffer readData;
+        ReadParent parent;
+        int parentOffset;
         int number;
         boolean done;
 
@@ -109,9 +154,12 @@ final class CutThrough implements QueuePairAccessHandler {
                 data = null;
                 owner.released(length);
             }
+            if (parent != null) {
+                parent.partDone(ok);
+            }
             if (responder != null) {
                 if (ok) {
-                    responder.complete(readData.flip());
+                    responder.complete(readData == null ? ByteBuffer.allocate(0) : readData.flip());
                 } else {
                     responder.fail();
                 }
@@ -161,6 +209,10 @@ final class CutThrough implements QueuePairAccessHandler {
 
         @Override
         public void scatter(long offset, ByteBuffer src) {
+            if (parent != null) {
+                parent.data.put(parentOffset + (int) offset, src, src.position(), src.remaining());
+                return;
+            }
             if (readData == null) {
                 readData = ByteBuffer.allocate(length);
             }

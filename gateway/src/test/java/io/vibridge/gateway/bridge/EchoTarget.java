@@ -210,7 +210,10 @@ final class EchoTarget implements AutoCloseable {
             }
             if (wc.opcode == WcOpcode.RDMA_READ) {
                 int s2 = (int) (wc.wrId - READ_BASE);
-                pending.add(new int[] {s2, wc.byteLength, 0, 0});
+                java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+                crc.update(rdma.buffer().duplicate().position(0).limit(wc.byteLength));
+                mr.buffer().putLong(s2 * recvSize + (fc0 ? 16 : 0), crc.getValue());
+                pending.add(new int[] {s2, 8, 0, 0});
                 flush();
                 return;
             }
@@ -268,9 +271,9 @@ final class EchoTarget implements AutoCloseable {
                 long va = b.getLong(off + 4);
                 int rkey = b.getInt(off + 12);
                 int len = b.getInt(off + 16);
-                swr.set(READ_BASE + slot, WrOpcode.RDMA_READ, mr, off, len).remote(va, rkey).signaled(true);
+                swr.set(READ_BASE + slot, WrOpcode.RDMA_READ, rdma, 0, len).remote(va, rkey).signaled(true);
                 qp.postSend(swr);
-                return; // echoed when the READ completed
+                return; // answered with the CRC-32C of what was read when the READ completed
             }
             // echoed from its own slot; the receive is reposted when the echo completed
             pending.add(new int[] {slot, n, wc.hasImmediate ? 1 : 0, wc.immediate});

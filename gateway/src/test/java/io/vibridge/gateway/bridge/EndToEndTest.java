@@ -168,12 +168,15 @@ class EndToEndTest {
             if (level == ReliabilityLevel.UNRELIABLE_DELIVERY) {
                 return; // no RDMA Read at Unreliable Delivery (VIA 2.5.1)
             }
-            // the target READs the client's memory and sends back what it read
-            TestSupport.fill(c.mr, area, 30_000, 5);
-            long crc = TestSupport.crc(c.mr.buffer(), area, 30_000);
-            Descriptor echo = command(c, EchoTarget.CUT_READ, c.mr.address(area), c.mr.handle(), 30_000, 1);
-            assertThat(echo.length()).isEqualTo(30_000);
-            assertThat(TestSupport.crc(c.mr.buffer(), recvOffset(c, 1), 30_000)).isEqualTo(crc);
+            // the target READs the client's memory and sends back the CRC of what it read; 100,000 bytes is
+            // more than one VI message (MTU 65536): the gateway splits it into two VI RDMA Reads
+            for (int size : new int[] {30_000, 100_000}) {
+                TestSupport.fill(c.mr, area, size, size);
+                long crc = TestSupport.crc(c.mr.buffer(), area, size);
+                Descriptor echo = command(c, EchoTarget.CUT_READ, c.mr.address(area), c.mr.handle(), size, 1);
+                assertThat(echo.length()).isEqualTo(8);
+                assertThat(c.mr.buffer().getLong(recvOffset(c, size == 30_000 ? 1 : 2))).isEqualTo(crc);
+            }
         }
     }
 
