@@ -236,7 +236,8 @@ final class EchoTarget implements AutoCloseable {
                     int peerAck = credits.lastSentMseq() - credits.unacknowledged();
                     credits.onReceive(credits.peerBufs(), credits.mseqAck() + 1, peerAck);
                 }
-                post(slot);
+                // answered with an empty Send carrying the same immediate (as the demo target does)
+                pending.add(new int[] {slot, 0, 1, wc.immediate});
                 flush();
                 return;
             }

@@ -145,11 +145,23 @@ class EndToEndTest {
                     assertThat(TestSupport.crc(c.mr.buffer(), c.sendArea(2 + i), 30000)).isEqualTo(expect);
                 }
             }
-            // RDMA Write with immediate: consumes a target receive (project rule)
+            // RDMA Writes with immediate: each consumes a target receive (project rule); more of them than the
+            // target has receives, so FlowC 0 credit updates must keep flowing although they carry no header
             long before = target.writesWithImm.get();
-            c.vi.postSend(Descriptor.rdmaWrite(base, rkey).data(c.mr, c.sendArea(0), 1000).immediate(77));
+            for (int i = 0; i < 20; i++) {
+                c.vi.postSend(Descriptor.rdmaWrite(base, rkey).data(c.mr, c.sendArea(0), 1000).immediate(77 + i));
+                assertThat(c.vi.sendWait(T).isError()).isFalse();
+                Descriptor echo = c.vi.recvWait(T); // the target answers each with an empty Send, same immediate
+                assertThat(echo.isError()).isFalse();
+                assertThat(echo.length()).isZero();
+                assertThat(echo.immediateData()).isEqualTo(77 + i);
+                c.vi.postRecv(Descriptor.receive().data(c.mr, recvOffset(c, i), 65536));
+            }
+            awaitTrue(() -> target.writesWithImm.get() == before + 20);
+            // and Sends still flow after them: the mseq sequences stayed in step
+            c.vi.postSend(Descriptor.send().data(c.mr, c.sendArea(0), 10));
             assertThat(c.vi.sendWait(T).isError()).isFalse();
-            awaitTrue(() -> target.writesWithImm.get() == before + 1);
+            assertThat(c.vi.recvWait(T).isError()).isFalse();
         }
     }
 
