@@ -55,7 +55,9 @@ import org.testcontainers.utility.DockerImageName;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ContainersIT {
     private static final Logger LOG = LoggerFactory.getLogger(ContainersIT.class);
-    static final String IMAGE = System.getProperty("vibridge.it.image", "vibridge/gateway:local");
+    /** The service image: -Dvibridge.it.image or VIBRIDGE_IT_IMAGE, default what `mvn verify` builds. */
+    static final String IMAGE = System.getProperty("vibridge.it.image",
+            System.getenv().getOrDefault("VIBRIDGE_IT_IMAGE", "vibridge/gateway:local"));
     static final String PROMETHEUS_LOCAL = "vibridge/prometheus:local";
     static final Duration WAIT = Duration.ofSeconds(90);
     static final Path DASHBOARD = Path.of(System.getProperty("user.dir")).resolveSibling("deploy")
