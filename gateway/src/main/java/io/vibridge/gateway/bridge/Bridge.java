@@ -272,6 +272,11 @@ public final class Bridge implements ConnectionPeer {
         return (long) (clientSlots - freeTop) * fabric.pool.slotSize();
     }
 
+    /** Cut-through WRITE bytes held on their way to the client (bounded by {@link CutThrough#BUDGET}). */
+    public long cutThroughHeld() {
+        return cut == null ? 0 : cut.held();
+    }
+
     /** Staging bytes this connection reserved (its cap). */
     public long reservedBytes() {
         return (long) slots.length * fabric.pool.slotSize();

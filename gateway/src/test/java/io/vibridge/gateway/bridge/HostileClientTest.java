@@ -66,6 +66,7 @@ class HostileClientTest {
         int credits;
         int readWindow;
         String called = "echo";
+        boolean flowControl = true;
 
         Raw() throws IOException {
             ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", gateway.port()));
@@ -78,7 +79,7 @@ class HostileClientTest {
         /** Connects announcing {@code rxPosted} receive descriptors (credits for the gateway's Sends). */
         Raw connect(int rxPosted) throws IOException {
             ConnectionHeader h = ConnectionHeader.unsigned(
-                    ConnectionAttributes.of(ReliabilityLevel.RELIABLE_DELIVERY, true, true, true, false, false),
+                    ConnectionAttributes.of(ReliabilityLevel.RELIABLE_DELIVERY, true, true, flowControl, false, false),
                     Discriminator.ofUtf8("raw"), 65536, 4, Discriminator.ofUtf8(called));
             ByteBuffer b = ByteBuffer.allocate(512);
             int n = new ConnectRequest(1000, 0, rxPosted, h).encode(b, 0);

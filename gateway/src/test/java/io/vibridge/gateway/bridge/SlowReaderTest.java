@@ -15,6 +15,41 @@ import org.junit.jupiter.api.Test;
 class SlowReaderTest {
 
     @Test
+    void cutThroughWritesAreRefusedWhileTheClientDoesNotRead() throws Exception {
+        try (EchoTarget target = new EchoTarget("127.0.0.71", 5000, 16, 65536);
+                GatewayServer g = GatewayServer.start(TestSupport.config("127.0.0.72",
+                        TestSupport.route("cut", "127.0.0.71", 5000, 1, 4), ""))) {
+            HostileClientTest.gateway = g;
+            try (HostileClientTest.Raw r = new HostileClientTest.Raw()) {
+                r.called = "cut";
+                r.flowControl = false;
+                r.connect(30000); // never reads: the gateway's VI RDMA Writes back up in TCP
+                // ask the target to RDMA WRITE 1 MiB into "our" memory, 6 times
+                for (int i = 0; i < 6; i++) {
+                    java.nio.ByteBuffer s = r.segment(io.vibridge.vitcp.wire.SegmentType.SEND,
+                            io.vibridge.vitcp.wire.SegmentHeader.FLAG_END_OF_MESSAGE, 20, 0, r.msg++);
+                    s.putInt(24, EchoTarget.CUT_WRITE).putLong(28, 0x1000_0000L + ((long) i << 20)).putInt(36, 5)
+                            .putInt(40, 1 << 20);
+                    r.write(s.clear());
+                }
+                EndToEndTest.awaitTrue(() -> !g.fabric().bridges().isEmpty());
+                Bridge b = g.fabric().bridges().iterator().next();
+                // the TCP side backs up: held cut-through bytes climb to the budget and stay within it
+                EndToEndTest.awaitTrue(() -> b.cutThroughHeld() > CutThrough.BUDGET - 8192);
+                long retransmissions = target.device.counters().retransmissions();
+                for (int i = 0; i < 20; i++) {
+                    assertThat(b.cutThroughHeld()).isLessThanOrEqualTo(CutThrough.BUDGET);
+                    Thread.sleep(50);
+                }
+                // packets over the budget were refused: the target keeps retransmitting them
+                assertThat(target.device.counters().retransmissions()).isGreaterThan(retransmissions);
+            }
+        } finally {
+            HostileClientTest.gateway = null;
+        }
+    }
+
+    @Test
     void bufferingStaysBoundedWhileTheClientDoesNotRead() throws Exception {
         try (EchoTarget target = new EchoTarget("127.0.0.71", 5000, 4, 65536);
                 GatewayServer g = GatewayServer.start(TestSupport.config("127.0.0.72",
