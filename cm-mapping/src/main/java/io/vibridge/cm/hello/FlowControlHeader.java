@@ -24,9 +24,13 @@ import java.nio.ByteBuffer;
  * </ul>
  *
  * <p>Validation: MID must be 0xFF (no other message is defined under FlowC 0), len at least 16
- * and, where the message length is known ({@link #validate}), equal to it. {@code flags} is
- * written as 0 by the gateway and not interpreted on receipt (SDP's OOB bits have no meaning
- * here). mseq and mseqack are unsigned 32-bit sequence numbers carried in an {@code int}; they
+ * and, where the message length is known ({@link #validate}), equal to it.
+ *
+ * <p>Flags (project rule, SDP's OOB bits have no meaning here): bit 0x80
+ * {@link #FLAG_EMPTY_MESSAGE} = this header-only Send carries a zero-length application message
+ * (deliver it); a header-only Send without it is a pure credit update (as in SDP, where a
+ * zero-length Data message is a credit update). Set only when len = 16; the other bits are
+ * written as 0 and ignored on receipt. mseq and mseqack are unsigned 32-bit sequence numbers carried in an {@code int}; they
  * wrap, see {@link FlowCredits}.
  *
  * @param flags the flags byte, 0..255
@@ -42,6 +46,13 @@ public record FlowControlHeader(int flags, int bufs, int length, int mseq, int m
     /** MID of a data message. */
     public static final int MID_DATA = 0xFF;
 
+    /**
+     * flags bit 0x80, project rule: this header-only Send (len = 16) carries a zero-length
+     * application message and is delivered as one; without it a header-only Send is a pure credit
+     * update. Meaningless (and not set) when the Send has payload.
+     */
+    public static final int FLAG_EMPTY_MESSAGE = 0x80;
+
     static final String NAME = "FlowControlHeader";
 
     /** Validates the ranges. */
@@ -51,6 +62,16 @@ public record FlowControlHeader(int flags, int bufs, int length, int mseq, int m
         if (length < LENGTH) {
             throw new IllegalArgumentException("length must be in 16..2147483647, got " + length);
         }
+    }
+
+    /** Is this a zero-length application message (len 16 and {@link #FLAG_EMPTY_MESSAGE})? */
+    public boolean emptyMessage() {
+        return (flags & FLAG_EMPTY_MESSAGE) != 0 && length == LENGTH;
+    }
+
+    /** Is this a pure credit update (header only, without {@link #FLAG_EMPTY_MESSAGE})? */
+    public boolean creditUpdate() {
+        return length == LENGTH && (flags & FLAG_EMPTY_MESSAGE) == 0;
     }
 
     // ---- flyweight: absolute index, no position change, no allocation ----
@@ -105,6 +126,14 @@ public record FlowControlHeader(int flags, int bufs, int length, int mseq, int m
     /** flags at absolute {@code index}. */
     public static int readFlags(ByteBuffer buf, int index) {
         return buf.get(index + 1) & 0xFF;
+    }
+
+    /**
+     * Is the header at absolute {@code index} a zero-length application message ({@code len} = 16
+     * and {@link #FLAG_EMPTY_MESSAGE} set), rather than a credit update or a message with payload?
+     */
+    public static boolean isEmptyMessage(ByteBuffer buf, int index) {
+        return (buf.get(index + 1) & FLAG_EMPTY_MESSAGE) != 0 && buf.getInt(index + 4) == LENGTH;
     }
 
     /** bufs at absolute {@code index}. */

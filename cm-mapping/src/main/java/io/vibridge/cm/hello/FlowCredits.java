@@ -34,6 +34,12 @@ import io.vibridge.cm.wire.Fields;
  * each other endlessly. With 2 buffers a side the two would ping-pong updates on an idle
  * connection, which is why routes with FlowC 0 require at least 3 receive buffers.
  *
+ * <p><b>Header-less Sends</b> (project rule, gateway README-tools): an RDMA WRITE WITH IMMEDIATE
+ * consumes a receive buffer of the peer and one mseq like a Send, but carries no header, so it
+ * advertises nothing. The sender records it with {@link #onHeaderlessSend()} (the peer's view of
+ * our bufs and mseqack stays what the last header told it), the receiver with
+ * {@link #onHeaderlessReceive()}.
+ *
  * <p>Not thread-safe (one connection lives on one thread); allocates nothing except when it throws.
  */
 public final class FlowCredits {
@@ -108,6 +114,33 @@ public final class FlowCredits {
         advertisedBufs = bufsAdvertised;
         advertisedAck = lastReceived;
         return lastSent;
+    }
+
+    /**
+     * Records a header-less Send about to be posted (an RDMA WRITE WITH IMMEDIATE: it takes one of
+     * the peer's receive buffers and one mseq but tells the peer nothing), returns its mseq. Unlike
+     * {@link #onSend}, what the peer last learned of our bufs and mseqack ({@link #peerCredits()})
+     * is unchanged.
+     *
+     * @throws IllegalStateException if there is no credit (the caller must check {@link #canSend()})
+     */
+    public int onHeaderlessSend() {
+        if (!canSend()) {
+            throw new IllegalStateException("no send credit: peer bufs " + peerBufs
+                    + ", unacknowledged " + unacknowledged());
+        }
+        lastSent++;
+        return lastSent;
+    }
+
+    /**
+     * Records a header-less message received from the peer (an RDMA WRITE WITH IMMEDIATE that
+     * consumed one of our receives): the next mseq, with the peer's bufs and mseqack unchanged.
+     * Returns its mseq.
+     */
+    public int onHeaderlessReceive() {
+        lastReceived++;
+        return lastReceived;
     }
 
     /**

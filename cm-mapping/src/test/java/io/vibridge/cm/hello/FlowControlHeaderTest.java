@@ -22,6 +22,40 @@ class FlowControlHeaderTest {
 
     static final FlowControlHeader HEADER = new FlowControlHeader(0, 64, 1040, 1, 0xFFFF_FFFF);
 
+    // Project rule: flags 0x80 on a header-only Send = a zero-length application message.
+    static final byte[] GOLDEN_EMPTY = cat(
+            b(0xFF),                   // 0  MID = 0xFF (data)
+            b(0x80),                   // 1  flags = empty message
+            b(0x00, 0x03),             // 2  bufs = 3
+            b(0x00, 0x00, 0x00, 0x10), // 4  len = 16 (header only)
+            b(0x00, 0x00, 0x00, 0x07), // 8  mseq = 7
+            b(0x00, 0x00, 0x00, 0x05)); // 12 mseqack = 5
+
+    @Test
+    void emptyMessageFlagGoldenVector() {
+        FlowControlHeader empty = new FlowControlHeader(FlowControlHeader.FLAG_EMPTY_MESSAGE, 3, 16, 7, 5);
+        assertThat(empty.toBytes()).isEqualTo(GOLDEN_EMPTY);
+        assertThat(FlowControlHeader.fromBytes(GOLDEN_EMPTY)).isEqualTo(empty);
+        assertThat(empty.emptyMessage()).isTrue();
+        assertThat(empty.creditUpdate()).isFalse();
+        ByteBuffer buf = ByteBuffer.allocate(32);
+        FlowControlHeader.write(buf, 4, FlowControlHeader.FLAG_EMPTY_MESSAGE, 3, 16, 7, 5);
+        byte[] out = new byte[16];
+        buf.get(4, out);
+        assertThat(out).isEqualTo(GOLDEN_EMPTY);
+        assertThat(FlowControlHeader.isEmptyMessage(buf, 4)).isTrue();
+        FlowControlHeader.validate(buf, 4, 16);
+        // without the flag: a pure credit update
+        FlowControlHeader.write(buf, 4, 0, 3, 16, 7, 5);
+        assertThat(FlowControlHeader.isEmptyMessage(buf, 4)).isFalse();
+        assertThat(new FlowControlHeader(0, 3, 16, 7, 5).creditUpdate()).isTrue();
+        // the flag means nothing on a Send with payload
+        FlowControlHeader.write(buf, 4, FlowControlHeader.FLAG_EMPTY_MESSAGE, 3, 17, 7, 5);
+        assertThat(FlowControlHeader.isEmptyMessage(buf, 4)).isFalse();
+        assertThat(new FlowControlHeader(0x80, 3, 17, 7, 5).emptyMessage()).isFalse();
+        assertThat(new FlowControlHeader(0x80, 3, 17, 7, 5).creditUpdate()).isFalse();
+    }
+
     @Test
     void recordEncodesAndDecodesGolden() {
         assertThat(HEADER.toBytes()).isEqualTo(GOLDEN);

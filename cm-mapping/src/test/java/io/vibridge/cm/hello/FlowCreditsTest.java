@@ -21,6 +21,27 @@ class FlowCreditsTest {
     }
 
     @Test
+    void headerlessSendTakesACreditAndAnMseqButAdvertisesNothing() {
+        FlowCredits c = new FlowCredits(3, 8);
+        c.onReceive(3, 1, 0);                 // peer's message 1: our view of its credits 8 - 1 = 7
+        c.onReceive(3, 2, 0);
+        assertThat(c.peerCredits()).isEqualTo(6);
+        assertThat(c.onHeaderlessSend()).isEqualTo(1);
+        assertThat(c.credits()).isEqualTo(2);
+        assertThat(c.peerCredits()).as("a header-less send does not tell the peer mseqack 2").isEqualTo(6);
+        assertThat(c.onSend(5)).isEqualTo(2);
+        assertThat(c.peerCredits()).as("a header tells it: bufs 5, ack 2").isEqualTo(5);
+        assertThat(c.onHeaderlessSend()).isEqualTo(3);
+        assertThat(c.canSend()).isFalse();
+        assertThatThrownBy(c::onHeaderlessSend).isInstanceOf(IllegalStateException.class);
+        assertThat(c.onHeaderlessReceive()).isEqualTo(3);
+        assertThat(c.mseqAck()).isEqualTo(3);
+        assertThat(c.peerCredits()).isEqualTo(4);
+        c.onReceive(8, 4, 3);                  // the next header continues after the header-less one
+        assertThat(c.credits()).isEqualTo(8);
+    }
+
+    @Test
     void sendingConsumesCreditsAndAcksReturnThem() {
         FlowCredits c = new FlowCredits(3, 8);
         assertThat(c.onSend(8)).isEqualTo(1);
