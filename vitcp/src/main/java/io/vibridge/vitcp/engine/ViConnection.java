@@ -101,9 +101,13 @@ public final class ViConnection {
     private final OutboundWork[] pWork = new OutboundWork[MAX_UNWRITTEN];
     private int pHead;
     private int pCount;
-    private int respDone; // responder slots fully produced, awaiting written()
+    // Read Responses whose last segment was produced but not yet confirmed by written(): held-back
+    // receive completions (VIA 6.3.1.1) wait for these as well
+    private int respUnwritten;
 
-    // ---- responder side of RDMA Reads (VITCP-PROFILE §9.5)
+    // ---- responder side of RDMA Reads (VITCP-PROFILE §9.5): requests whose last response segment has not
+    // been produced yet. A slot frees when that segment is produced (handed to the output, in TCP order),
+    // not at written(): the requester cannot see the segment earlier, so it cannot overrun the window
     private int[] respMsg;
     private long[] respAddr;
     private int[] respHandle;
@@ -418,7 +422,7 @@ public final class ViConnection {
         if (pCount == MAX_UNWRITTEN) {
             return false; // confirm written segments first
         }
-        if (reportPending || (respCount > respDone && !respBlocked) || current != null) {
+        if (reportPending || (respCount > 0 && !respBlocked) || current != null) {
             return true;
         }
         if (nextWorkReady()) {
@@ -573,7 +577,7 @@ public final class ViConnection {
             return nop(header, true);
         }
         boolean workReady = current != null || nextWorkReady();
-        if (respCount > respDone && !respBlocked && (preferResponse || !workReady) && !reportPending) {
+        if (respCount > 0 && !respBlocked && (preferResponse || !workReady) && !reportPending) {
             int n = responseSegment(header, payload);
             if (n != BLOCKED) {
                 preferResponse = false;
@@ -685,7 +689,7 @@ public final class ViConnection {
     }
 
     private int responseSegment(ByteBuffer header, ByteBuffer[] payload) {
-        int i = (respHead + respDone) % respMsg.length;
+        int i = respHead;
         long total = respLen[i];
         int chunk = (int) Math.min(local.segmentPayload(), total - respSent);
         boolean eom = respSent + chunk == total;
@@ -707,11 +711,16 @@ public final class ViConnection {
             n = 1;
         }
         respSent += chunk;
-        if (eom) {
-            respDone++;
-            respSent = 0;
-        }
         record(K_RESPONSE, eom, null, false);
+        if (eom) {
+            // VITCP-PROFILE §9.5: the request stops counting against our window now; §9.3: at Reliable
+            // Reception it counts as completed from the same point (later segments carry the ACK)
+            respSent = 0;
+            respHead = (respHead + 1) % respMsg.length;
+            respCount--;
+            respUnwritten++;
+            markDone(respMsg[i]);
+        }
         return n;
     }
 
@@ -748,12 +757,9 @@ public final class ViConnection {
                 }
             }
             case K_RESPONSE -> {
-                if (lastEom && respCount > 0) {
-                    markDone(respMsg[respHead]); // VITCP-PROFILE §9.3
-                    respHead = (respHead + 1) % respMsg.length;
-                    respCount--;
-                    respDone--;
-                    while (respCount == 0 && !deferred.isEmpty()) {
+                if (lastEom && respUnwritten > 0) {
+                    respUnwritten--;
+                    while (respCount == 0 && respUnwritten == 0 && !deferred.isEmpty()) {
                         Deferred d = deferred.pollFirst();
                         peer.receiveCompleted(d.receive, d.status, d.length, d.immediate);
                     }
@@ -890,6 +896,7 @@ public final class ViConnection {
 
     private void protocolError(String why) {
         // VITCP-PROFILE §9.8: close without report, at every level
+        lastProtocolError = why; // before the callbacks, so that an owner can log it from broken()
         phase = P_DEAD;
         closeRequested = true;
         switch (state) {
@@ -903,7 +910,6 @@ public final class ViConnection {
             default -> {
             }
         }
-        lastProtocolError = why;
     }
 
     private String lastProtocolError;
@@ -1238,7 +1244,7 @@ public final class ViConnection {
                         boolean imm = (segFlags & SegmentHeader.FLAG_IMMEDIATE) != 0;
                         int immediate = imm ? segImmediate : 0;
                         int st = Status.DONE | Status.OP_RECEIVE | (imm ? Status.IMMEDIATE : 0);
-                        if (rr && respCount > 0) {
+                        if (rr && (respCount > 0 || respUnwritten > 0)) {
                             // VIA 6.3.1.1: at Reliable Reception a Send that bypassed an RDMA Read completes only
                             // after the Read's data went out
                             deferred.addLast(new Deferred(r, st, inOffset, immediate));
@@ -1415,7 +1421,7 @@ public final class ViConnection {
         pendingReads.clear();
         sendQueue.clear();
         respCount = 0;
-        respDone = 0;
+        respUnwritten = 0;
         respSent = 0;
         respBlocked = false;
         // RDMA Reads in flight when the transport failed: Transport Error as well (VIA 10.2 bit 6)

@@ -304,6 +304,24 @@ class EngineTest {
     }
 
     @Test
+    void lastProtocolError_isSetBeforeTheBrokenCallback() {
+        Side a = new Side();
+        List<String> seenInCallback = new ArrayList<>();
+        Side b = new Side() {
+            @Override
+            public void broken(ViConnection c, BreakCause cause, int type, int is) {
+                super.broken(c, cause, type, is);
+                seenInCallback.add(c.lastProtocolError()); // an owner logs the reason here
+            }
+        };
+        ViConnection[] c = connected(a, b, ReliabilityLevel.RELIABLE_DELIVERY);
+        c[1].receive(ByteBuffer.wrap(header(SegmentType.SEND, SegmentHeader.FLAG_END_OF_MESSAGE, 24, 0, 6)));
+        assertThat(b.events).contains("broken PROTOCOL_ERROR 0/0");
+        assertThat(seenInCallback).hasSize(1);
+        assertThat(seenInCallback.get(0)).isNotNull().contains("expected message");
+    }
+
+    @Test
     void nopInsideAMessage_isProtocolError() {
         Side a = new Side();
         Side b = new Side();
