@@ -27,6 +27,15 @@ public interface VerbsDevice extends AutoCloseable {
 
     DeviceCounters counters();
 
+    /**
+     * The port's largest path MTU in bytes (256..4096): connections opened or accepted on this device use
+     * at most this, whatever {@link ConnectParams#pathMtu()} asks. soft: derived from the network
+     * interface's MTU at open as rdma_cm/rxe do (1500 -> 1024, loopback -> 4096), option {@code max-mtu}.
+     */
+    default int maxPathMtu() {
+        return 4096;
+    }
+
     @Override
     void close();
 }

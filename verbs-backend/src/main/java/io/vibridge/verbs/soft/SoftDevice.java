@@ -65,6 +65,8 @@ public final class SoftDevice implements VerbsDevice {
     private int nextQpSlot;
     private final SoftConnectionManager cm;
     private final RoceIcrc rxIcrc = new RoceIcrc();
+    private final int interfaceMtu;
+    private final int maxPathMtu;
     private volatile boolean closed;
 
     // fault injection (egress), guarded by txLock
@@ -84,6 +86,8 @@ public final class SoftDevice implements VerbsDevice {
         this.ip4 = address.getAddress();
         this.ipv4 = Gid.ipv4(ip4);
         this.port = config.udpPort();
+        interfaceMtu = interfaceMtu(address, config.options().get("netdev-mtu"));   // REF §1.4, as rxe
+        maxPathMtu = maxPathMtu(interfaceMtu, config.options().get("max-mtu"));
         try {
             channel = DatagramChannel.open(java.net.StandardProtocolFamily.INET);
             channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
@@ -107,7 +111,97 @@ public final class SoftDevice implements VerbsDevice {
         receiver.setDaemon(true);
         receiver.setPriority(Thread.MAX_PRIORITY);
         receiver.start();
-        LOG.info("soft RoCEv2 device up on {}", tag);
+        LOG.info("soft RoCEv2 device up on {}: interface MTU {}, port max path MTU {}, socket buffers rcv {} snd {}",
+                tag, interfaceMtu, maxPathMtu, socketOption(StandardSocketOptions.SO_RCVBUF),
+                socketOption(StandardSocketOptions.SO_SNDBUF));
+    }
+
+    private int socketOption(java.net.SocketOption<Integer> o) {
+        try {
+            return channel.getOption(o);
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * The MTU of the network interface holding {@code a} (option {@code netdev-mtu} overrides): the
+     * interface with that exact address, else {@code lo} for a 127/8 address, else the interface whose
+     * subnet contains it; 1500 (Ethernet) when none is found.
+     */
+    static int interfaceMtu(InetAddress a, String override) {
+        if (override != null) {
+            int v = parseOption("netdev-mtu", override);
+            if (v < 68) {
+                throw new VerbsException("netdev-mtu must be at least 68, got " + v);
+            }
+            return v;
+        }
+        try {
+            java.net.NetworkInterface ni = java.net.NetworkInterface.getByInetAddress(a);
+            if (ni == null) {
+                for (var e = java.net.NetworkInterface.getNetworkInterfaces(); ni == null && e.hasMoreElements(); ) {
+                    java.net.NetworkInterface c = e.nextElement();
+                    if (a.isLoopbackAddress() ? c.isLoopback() : contains(c, a)) {
+                        ni = c;
+                    }
+                }
+            }
+            if (ni != null && ni.getMTU() > 0) {
+                return ni.getMTU();
+            }
+        } catch (java.net.SocketException e) {
+            LOG.warn("cannot read the interface MTU of {}: {}", a, e.toString());
+        }
+        LOG.warn("no network interface found for {}: assuming an Ethernet MTU of 1500", a);
+        return 1500;
+    }
+
+    private static boolean contains(java.net.NetworkInterface ni, InetAddress a) {
+        byte[] x = a.getAddress();
+        for (java.net.InterfaceAddress ia : ni.getInterfaceAddresses()) {
+            byte[] y = ia.getAddress().getAddress();
+            int bits = ia.getNetworkPrefixLength();
+            if (y.length != x.length || bits <= 0) {
+                continue;
+            }
+            int mask = bits >= 32 ? -1 : -1 << (32 - bits);
+            if ((Gid.ipv4(x) & mask) == (Gid.ipv4(y) & mask)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The port's largest IB MTU for an interface MTU (REF §1.4), capped by option {@code max-mtu}. */
+    static int maxPathMtu(int netdevMtu, String cap) {
+        int m = io.vibridge.verbs.soft.wire.PathMtu.portMaxBytes(netdevMtu);
+        if (cap != null) {
+            int c = parseOption("max-mtu", cap);
+            if (Integer.bitCount(c) != 1 || c < 256 || c > 4096) {
+                throw new VerbsException("max-mtu must be 256, 512, 1024, 2048 or 4096, got " + cap);
+            }
+            m = Math.min(m, c);
+        }
+        return m;
+    }
+
+    private static int parseOption(String name, String v) {
+        try {
+            return Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new VerbsException("option " + name + " is not a number: " + v);
+        }
+    }
+
+    /** The MTU of the network interface the device is bound to (or the {@code netdev-mtu} option). */
+    public int interfaceMtu() {
+        return interfaceMtu;
+    }
+
+    @Override
+    public int maxPathMtu() {
+        return maxPathMtu;
     }
 
     private static ThreadFactory daemon(String name) {

@@ -63,6 +63,7 @@ public final class SoftConnectionManager implements ConnectionManager {
     /** Local CA ACK delay we announce in REP (rxe value, §4.10). */
     static final int TARGET_ACK_DELAY = 15;
     static final int REJ_INVALID_PRIMARY_GID = 12;
+    static final int REJ_INVALID_PATH_MTU = 26;
 
     enum State { IDLE, REQ_SENT, REQ_RCVD, REP_SENT, ESTABLISHED, DREQ_SENT, DREQ_RCVD, TIMEWAIT }
 
@@ -114,11 +115,12 @@ public final class SoftConnectionManager implements ConnectionManager {
             Id id = new Id(true, p.remote(), p.serviceId(), handler, executor);
             id.qp = rq;
             id.params = p;
+            id.pathMtu = Math.min(p.pathMtu(), device.maxPathMtu());     // REF §1.4: never above the port's
             id.startPsn = random.nextInt() & 0xFFFFFF;
             id.tid = (long) tidHigh << 32 | id.localCommId & 0xFFFFFFFFL;
             id.lastSent = CmReq.rc(id.localCommId, p.serviceId(), caGuid, rq.qpNum(), id.startPsn,
                     p.responderResources(), p.initiatorDepth(), p.cmResponseTimeout(), p.cmResponseTimeout(),
-                    p.retryCount(), p.rnrRetryCount(), PathMtu.codeAtMost(p.pathMtu()), p.maxCmRetries(),
+                    p.retryCount(), p.rnrRetryCount(), PathMtu.codeAtMost(id.pathMtu), p.maxCmRetries(),
                     CmPath.roce(localGid, Gid.of(p.remote()), 0, HOP_LIMIT, p.localAckTimeout()), p.privateData());
             id.state = State.REQ_SENT;
             id.retriesLeft = p.maxCmRetries();
@@ -209,6 +211,13 @@ public final class SoftConnectionManager implements ConnectionManager {
             send(rej(0, r.localCommId(), CmTargetMessage.REQ, REJ_INVALID_PRIMARY_GID), tid, src);
             return;
         }
+        if (PathMtu.isValid(r.pathMtu()) && PathMtu.bytes(r.pathMtu()) > device.maxPathMtu()) {
+            // REF §1.4: both QPs use the REQ's MTU, and our link cannot carry it: REJ 26 (Invalid path MTU)
+            LOG.warn("REQ from {} asks for path MTU {} above this port's {}: rejected (26)", src.getHostAddress(),
+                    PathMtu.bytes(r.pathMtu()), device.maxPathMtu());
+            send(rej(0, r.localCommId(), CmTargetMessage.REQ, REJ_INVALID_PATH_MTU), tid, src);
+            return;
+        }
         Id id = new Id(false, src, r.serviceId(), l.handler, l.executor);
         id.remoteCommId = r.localCommId();
         id.req = r;
@@ -241,7 +250,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         ConnectParams p = id.params;
         try {
             id.qp.connect(new RcAttributes(src, device.port(), r.localQpn(), id.startPsn, r.startingPsn(),
-                    p.pathMtu(), p.retryCount(), r.rnrRetryCount(), p.localAckTimeout(),
+                    id.pathMtu, p.retryCount(), r.rnrRetryCount(), p.localAckTimeout(),
                     Math.min(p.initiatorDepth(), r.responderResources()), p.responderResources(), p.minRnrTimer()));
         } catch (VerbsException e) {
             LOG.warn("REP for comm id {} but QP cannot connect: {}", id.localCommId, e.getMessage());
@@ -419,6 +428,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         long tid;
         long dreqTid;
         int startPsn;
+        int pathMtu;
         int retriesLeft;
         long retryNanos;
         ScheduledFuture<?> timer;

@@ -40,6 +40,15 @@ public final class PathMtu {
         return code >= MTU_256 && code <= MTU_4096;
     }
 
+    /**
+     * The largest IB MTU (bytes) a port on a network interface of MTU {@code netdevMtu} can carry: the
+     * rdma_cm RoCE rule (REF §1.4, netdev MTU − 96 rounded down to an IB MTU: 1500 -> 1024, 9000 and
+     * loopback's 65536 -> 4096), and as rxe never below 256 (an interface under 352 still gets 256).
+     */
+    public static int portMaxBytes(int netdevMtu) {
+        return netdevMtu - ROCE_OVERHEAD < 256 ? 256 : bytes(forEthernetMtu(netdevMtu));
+    }
+
     /** The path MTU rdma_cm picks for an Ethernet MTU: 1500 -> 1024, 9000 -> 4096 (REF §1.4). */
     public static int forEthernetMtu(int ethernetMtu) {
         return codeAtMost(ethernetMtu - ROCE_OVERHEAD);
