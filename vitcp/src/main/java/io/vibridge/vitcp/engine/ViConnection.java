@@ -1026,8 +1026,9 @@ public final class ViConnection {
                 SegmentHeader.isErrorCode(hdr, 0))) {
             return;
         }
-        if ((segFlags & SegmentHeader.FLAG_TRANSMIT_ERROR) != 0) {
-            protocolError("Transmit Error flag");
+        boolean transmitError = (segFlags & SegmentHeader.FLAG_TRANSMIT_ERROR) != 0;
+        if (transmitError && type != 0 && type != 9 && type != 1 && type != 10 && type != 3) {
+            protocolError("Transmit Error flag on a segment without payload"); // wire §2.2.2.2.5: data segments only
             return;
         }
         target = T_DISCARD;
@@ -1048,15 +1049,26 @@ public final class ViConnection {
                     return;
                 }
                 onSendSegment(eom);
+                if (transmitError && phase != P_DEAD) {
+                    transmitError(Status.OP_RECEIVE);
+                }
             }
             case 1, 10 -> {
                 if (!beginMessageSegment(1, msg)) {
                     return;
                 }
                 onWriteSegment(eom);
+                if (transmitError && phase != P_DEAD) {
+                    transmitError(Status.OP_REMOTE_RDMA_WRITE);
+                }
             }
             case 2, 11 -> onReadRequest(msg, eom);
-            case 3 -> onReadResponse(msg, eom);
+            case 3 -> {
+                onReadResponse(msg, eom);
+                if (transmitError && phase != P_DEAD) {
+                    readResponseTransmitError();
+                }
+            }
             default -> {
                 protocolError("unexpected type " + type);
                 return;
@@ -1363,6 +1375,48 @@ public final class ViConnection {
                 phase = P_DEAD; // inbound refused from now on (VIA 5.4)
             }
         }
+    }
+
+    /**
+     * A Send or RDMA Write segment carries the Transmit Error flag (draft 2.2.2.2.5: the sender could
+     * not retransmit the original data and padded): the message is corrupt. Its payload is discarded
+     * from here on, a receive it consumed completes with Transport Error (VIA 10.2 bit 6) and, per
+     * level (VIA 2.5): Unreliable Delivery drops the message and stays connected; Reliable Delivery
+     * and Reliable Reception move the VI to Error and close TCP without a report. No report at Reliable
+     * Reception: no VI Error Type / IS code pair names it (VITCP-PROFILE §6) and the sender, which set
+     * the flag, already knows; its descriptor completes flushed when TCP closes.
+     */
+    private void transmitError(int op) {
+        if (inDiscard) {
+            return; // the message already failed (e.g. no receive posted)
+        }
+        inDiscard = true;
+        target = T_DISCARD;
+        InboundReceive r = inReceive;
+        inReceive = null;
+        if (r != null) {
+            peer.receiveCompleted(r, Status.DONE | Status.TRANSPORT_ERROR | op, 0, 0);
+        }
+        if (level == ReliabilityLevel.UNRELIABLE_DELIVERY) {
+            dropped++;
+            return;
+        }
+        phase = P_DEAD;
+        breakConnection(BreakCause.LOCAL_RECEIVE_ERROR, 0, IsCode.REMOTE_TRANSPORT_ERROR);
+    }
+
+    /**
+     * A Read Response segment carries the Transmit Error flag (draft 2.2.2.2.5): the responder could not
+     * read its memory; the RDMA Read completes with Transport Error (VIA 10.2 bit 6), nothing more of it
+     * is placed, and the VI goes to Error (Reads exist only at Reliable Delivery and Reception, VIA 2.5).
+     */
+    private void readResponseTransmitError() {
+        target = T_DISCARD;
+        OutboundWork w = pendingReads.pollFirst();
+        respInOffset = 0;
+        peer.workCompleted(w, Status.DONE | Status.TRANSPORT_ERROR | Status.OP_RDMA_READ, 0);
+        phase = P_DEAD;
+        breakConnection(BreakCause.LOCAL_RECEIVE_ERROR, 0, IsCode.REMOTE_TRANSPORT_ERROR);
     }
 
     private void breakConnection(BreakCause cause, int viErrorType, int isCode) {
