@@ -36,7 +36,9 @@ public final class Descriptor {
     private int[] segLen = new int[4];
 
     // resolved at post time
-    private ByteBuffer[] views = new ByteBuffer[4];
+    private MemoryRegion[] segRegion = new MemoryRegion[4];
+    private int[] segOff = new int[4]; // offset of each data segment in its region
+    private ViewRing[] rings = new ViewRing[4]; // reusable gather views per data segment, made on first use
     private long[] segStart = new long[4];
     private long total;
     private long transferred;
@@ -82,7 +84,9 @@ public final class Descriptor {
             segAddr = Arrays.copyOf(segAddr, n);
             segHandle = Arrays.copyOf(segHandle, n);
             segLen = Arrays.copyOf(segLen, n);
-            views = Arrays.copyOf(views, n);
+            segRegion = Arrays.copyOf(segRegion, n);
+            segOff = Arrays.copyOf(segOff, n);
+            rings = Arrays.copyOf(rings, n);
             segStart = Arrays.copyOf(segStart, n);
         }
         segAddr[segCount] = address;
@@ -100,7 +104,7 @@ public final class Descriptor {
     /** Removes all data segments. */
     public Descriptor clearData() {
         segCount = 0;
-        Arrays.fill(views, null);
+        Arrays.fill(segRegion, null);
         return this;
     }
 
@@ -242,7 +246,11 @@ public final class Descriptor {
                 return Status.PROTECTION_ERROR; // VIA 10.2 Local Protection Error
             }
             segStart[i] = t;
-            views[i] = r.view(segAddr[i], segLen[i]);
+            segRegion[i] = r;
+            segOff[i] = (int) (segAddr[i] - r.address());
+            if (rings[i] != null) {
+                rings[i].reset(); // the previous post of this descriptor completed: its views are free
+            }
             t += segLen[i];
         }
         total = t;
@@ -315,9 +323,15 @@ public final class Descriptor {
                 long s = segStart[i];
                 long e = s + segLen[i];
                 if (e > offset) {
-                    // a view per piece: segments of one message may be written in one batch
+                    // a view per piece and segment (segments of one message may be written in one batch),
+                    // reused from the piece's ring: nothing allocated per segment
                     int from = (int) (offset - s);
-                    out[index + n++] = views[i].slice(from, (int) (Math.min(e, end) - s) - from);
+                    ViewRing ring = rings[i];
+                    if (ring == null) {
+                        ring = rings[i] = new ViewRing();
+                    }
+                    out[index + n++] = ring.view(segRegion[i].raw(), segOff[i] + from,
+                            (int) (Math.min(e, end) - s) - from);
                     offset = Math.min(e, end);
                 }
                 i++;
@@ -357,7 +371,7 @@ public final class Descriptor {
                 long e = s + segLen[i];
                 if (e > offset) {
                     int n = (int) Math.min(remaining, e - offset);
-                    views[i].put((int) (offset - s), src, from, n);
+                    segRegion[i].raw().put(segOff[i] + (int) (offset - s), src, from, n);
                     from += n;
                     remaining -= n;
                     offset += n;

@@ -387,9 +387,13 @@ final class Link implements ConnectionPeer {
         r.raw().put((int) (address - r.address()), src, src.position(), src.remaining());
     }
 
+    // RDMA Read Response payload views, reused (one per response segment; see ViewRing)
+    private final ViewRing responseViews = new ViewRing();
+
     @Override
     public ByteBuffer rdmaSource(long address, int handle, int length) {
-        return nic.region(handle).view(address, length);
+        MemoryRegion r = nic.region(handle);
+        return responseViews.view(r.raw(), (int) (address - r.address()), length);
     }
 
     @Override

@@ -74,12 +74,6 @@ public final class MemoryRegion {
         return addr >= address && len >= 0 && addr - address <= length - len;
     }
 
-    /** A view of {@code [addr, addr + len)} (already checked). */
-    ByteBuffer view(long addr, int len) {
-        int off = (int) (addr - address);
-        return buffer.slice(off, len);
-    }
-
     ByteBuffer raw() {
         return buffer;
     }
