@@ -110,7 +110,7 @@ class EngineTest {
         }
     }
 
-    static final class Work implements OutboundWork {
+    static class Work implements OutboundWork {
         final int op;
         final ByteBuffer data;
         final long remote;
@@ -319,6 +319,34 @@ class EngineTest {
         assertThat(b.events).contains("broken PROTOCOL_ERROR 0/0");
         assertThat(seenInCallback).hasSize(1);
         assertThat(seenInCallback.get(0)).isNotNull().contains("expected message");
+    }
+
+    @Test
+    void reliableReception_writeBypassingAFailedRead_hasNoRemoteEffect() {
+        // VIA 6.3.1.1: the Read fails its checks at the responder (bad handle, IS 3); the VI refuses all
+        // later inbound (VIA 5.4), so the bypassing Write places nothing
+        Side a = new Side();
+        Side b = new Side();
+        ViConnection[] c = connected(a, b, ReliabilityLevel.RELIABLE_RECEPTION);
+        Work read = new Work(OutboundWork.OP_RDMA_READ, ByteBuffer.allocate(100), 0, false) {
+            @Override
+            public int remoteHandle() {
+                return 9;
+            }
+        };
+        byte[] data = new byte[2500];
+        java.util.Arrays.fill(data, (byte) 0x5A);
+        c[0].post(read);
+        c[0].post(new Work(OutboundWork.OP_RDMA_WRITE, ByteBuffer.wrap(data), 4000, false));
+        Random rnd = new Random(4);
+        pump(c[0], c[1], rnd, 333);
+        pump(c[1], c[0], rnd, 333);
+        for (int i = 0; i < data.length; i++) {
+            assertThat(b.memory.get(4000 + i)).isZero();
+        }
+        assertThat(a.completed).containsExactly(Status.DONE | Status.RDMA_PROT_ERROR | Status.OP_RDMA_READ,
+                Status.DONE | Status.DESC_FLUSHED_ERROR | Status.OP_RDMA_WRITE);
+        assertThat(b.events).contains("broken LOCAL_RECEIVE_ERROR 1/3");
     }
 
     @Test
