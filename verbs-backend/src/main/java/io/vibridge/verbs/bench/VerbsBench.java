@@ -50,6 +50,7 @@ import picocli.CommandLine.Option;
 public final class VerbsBench implements Callable<Integer> {
     static final long SID = 0x0000000001060000L + 18515;
     static final int UDP_BASELINE_PORT = 4800;
+    static final long SETUP_SID = SID + 1;
 
     @Option(names = "--role", description = "orchestrate | server | client (default: ${DEFAULT-VALUE})")
     String role = "orchestrate";
@@ -71,6 +72,12 @@ public final class VerbsBench implements Callable<Integer> {
     int mtu = 4096;
     @Option(names = "--udp-packets", description = "raw UDP baseline datagrams (default: ${DEFAULT-VALUE})")
     int udpPackets = 300_000;
+    @Option(names = "--connections", description = "connect/accept/disconnect cycles of the setup-rate run, 0 skips it (default: ${DEFAULT-VALUE})")
+    int connections = 4000;
+    @Option(names = "--concurrency", description = "cycles in progress at once in the setup-rate run (default: ${DEFAULT-VALUE})")
+    int concurrency = 32;
+    @Option(names = "--only-setup", description = "run only the connection-setup rate")
+    boolean onlySetup;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new VerbsBench()).execute(args));
@@ -149,7 +156,24 @@ public final class VerbsBench implements Callable<Integer> {
             udpThread.setDaemon(true);
             udpThread.start();
             BlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
-            try (var _ = dev.connectionManager().listen(SID, events::add, null)) {
+            CompletionQueue setupCq = dev.createCompletionQueue(64);
+            var setupListener = dev.connectionManager().listen(SETUP_SID, ev -> {
+                switch (ev) {
+                    case CmEvent.ConnectRequest r -> {
+                        QueuePair sq = pd.createQueuePair(new QpInitAttributes(setupCq, setupCq, 4, 4));
+                        r.id().accept(sq, AcceptParams.defaults(null));
+                    }
+                    case CmEvent.Disconnected d -> d.id().queuePair().close();
+                    case CmEvent.ConnectTimeout t -> {
+                        if (t.id().queuePair() != null) {
+                            t.id().queuePair().close();
+                        }
+                    }
+                    default -> {
+                    }
+                }
+            }, null);
+            try (var _ = dev.connectionManager().listen(SID, events::add, null); setupListener) {
                 System.out.println("READY");
                 System.out.flush();
                 CmEvent.ConnectRequest req = (CmEvent.ConnectRequest) events.take();
@@ -262,6 +286,16 @@ public final class VerbsBench implements Callable<Integer> {
             }
             WorkCompletion[] wcs = completions(64);
 
+            // 0. connection-setup rate
+            if (connections > 0) {
+                setupRate(dev, pd);
+            }
+            if (onlySetup) {
+                id.disconnect();
+                events.poll(10, TimeUnit.SECONDS);
+                return 0;
+            }
+
             // 1. 8-byte SEND round trips
             SendWorkRequest swr = new SendWorkRequest();
             long[] rtt = new long[pingpongs];
@@ -308,6 +342,60 @@ public final class VerbsBench implements Callable<Integer> {
             events.poll(10, TimeUnit.SECONDS);
         }
         return 0;
+    }
+
+    /**
+     * {@code connections} cycles of create QP, connect (REQ/REP/RTU), Established, disconnect (DREQ/DREP),
+     * Disconnected, close QP, {@code concurrency} of them in progress at once; the server side accepts every
+     * request on a fresh QP.
+     */
+    private void setupRate(VerbsDevice dev, ProtectionDomain pd) throws Exception {
+        CompletionQueue cq = dev.createCompletionQueue(64);
+        InetAddress server = InetAddress.getByName(serverIp);
+        java.util.concurrent.Semaphore slots = new java.util.concurrent.Semaphore(concurrency);
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(connections);
+        java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
+        long[] connectNs = new long[connections];
+        long t0 = System.nanoTime();
+        for (int i = 0; i < connections; i++) {
+            slots.acquire();
+            int n = i;
+            QueuePair qp = pd.createQueuePair(new QpInitAttributes(cq, cq, 4, 4));
+            long start = System.nanoTime();
+            ConnectParams p = ConnectParams.defaults(server, SETUP_SID, null).withTimeouts(14, 16, 15);
+            dev.connectionManager().connect(p, qp, ev -> {
+                switch (ev) {
+                    case CmEvent.Established est -> {
+                        connectNs[n] = System.nanoTime() - start;
+                        est.id().disconnect();
+                    }
+                    case CmEvent.Disconnected d -> {
+                        qp.close();
+                        slots.release();
+                        done.countDown();
+                    }
+                    case CmEvent.TimewaitExit t -> {
+                    }
+                    default -> {
+                        System.out.println("connection setup: unexpected " + ev);
+                        failures.incrementAndGet();
+                        qp.close();
+                        slots.release();
+                        done.countDown();
+                    }
+                }
+            }, null);
+        }
+        if (!done.await(120, TimeUnit.SECONDS)) {
+            System.out.printf("connection setup: %d cycles did not finish in 120 s%n", done.getCount());
+            return;
+        }
+        long ns = System.nanoTime() - t0;
+        Arrays.sort(connectNs);
+        System.out.printf("connection setup: %d connect/accept/disconnect cycles, %d at once: %.0f cycles/s; "
+                        + "connect to Established p50 %.0f us, p99 %.0f us; %d failed%n",
+                connections, concurrency, connections / (ns / 1e9), connectNs[connections / 2] / 1e3,
+                connectNs[(int) (connections * 0.99)] / 1e3, failures.get());
     }
 
     /** Streams {@code messages} messages with {@code depth} outstanding; returns data packets per second. */

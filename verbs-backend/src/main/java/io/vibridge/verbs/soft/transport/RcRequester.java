@@ -60,6 +60,13 @@ final class RcRequester {
     private int retryLeft;
     private int rnrLeft;
     private boolean rnrWait;
+    /**
+     * After a timeout only the oldest unacknowledged packet goes out, with AckReq; its answer says where the
+     * responder is, and go-back-N resumes from there. A timeout that was only a late ACK (a stalled thread
+     * on a loaded host) then costs one packet instead of a window.
+     */
+    private boolean probing;
+    private int probePsn;
     private boolean ackBeyondRead;
     private int ackBeyondPsn;
     private long timeoutNanos;
@@ -150,7 +157,7 @@ final class RcRequester {
         boolean sent = false;
         boolean wasIdle = cursor == head && curPsn == compPsn;
         while (cursor < tail) {
-            if (Psn.compare(curPsn, compPsn) >= WINDOW) {
+            if (Psn.compare(curPsn, compPsn) >= WINDOW || probing && curPsn != compPsn) {
                 break;
             }
             Wqe w = at(cursor);
@@ -188,7 +195,7 @@ final class RcRequester {
             } else {
                 op = write ? Opcode.RDMA_WRITE_MIDDLE : Opcode.SEND_MIDDLE;
             }
-            boolean ackReq = last || ++pktsSinceAckReq >= MAX_PKT_PER_ACK;
+            boolean ackReq = last || probing || ++pktsSinceAckReq >= MAX_PKT_PER_ACK;
             if (ackReq) {
                 pktsSinceAckReq = 0;
             }
@@ -202,6 +209,9 @@ final class RcRequester {
             }
             if (plen > 0) {
                 pw.payload(w.mr.buffer(), w.off + (int) off);
+            }
+            if (probing) {
+                probePsn = curPsn;
             }
             noteSent(curPsn, curPsn);
             qp.send(pw.finish());
@@ -255,7 +265,13 @@ final class RcRequester {
                 return;
             }
             qp.counters.timeouts.increment();
-            retry();
+            if (!consumeRetry()) {
+                failHead(WcStatus.RETRY_EXCEEDED);
+                return;
+            }
+            rewind();
+            probing = true;
+            pump();
         }
     }
 
@@ -292,6 +308,7 @@ final class RcRequester {
     }
 
     private void rewind() {
+        probing = false;
         deadline = System.nanoTime() + timeoutNanos;
         cursor = head;
         curPsn = compPsn;
@@ -317,8 +334,12 @@ final class RcRequester {
             int syn = Aeth.syndrome(pkt, op.aethOffset());
             switch (syn >> 5 & 3) {                  // syndrome bits 6:5 (§3.2)
                 case 0 -> {
-                    applyAck(psn);
-                    pump();
+                    if (probing) {
+                        onAckWhileProbing(psn);
+                    } else {
+                        applyAck(psn);
+                        pump();
+                    }
                 }
                 case 1 -> onRnrNak(psn, Aeth.code(syn));
                 case 3 -> onNak(psn, Aeth.code(syn));
@@ -327,6 +348,22 @@ final class RcRequester {
             return;
         }
         onReadResponse(op, pkt, hl, plen, psn);
+    }
+
+    /**
+     * An ACK after a timeout probe. The probe taken as new (ACK of exactly its PSN) or an ACK that moves
+     * nothing (the responder's answer to a duplicate, ePSN - 1: it expects {@code compPsn}) means packets
+     * were really lost: go-back-N from {@code compPsn}. An ACK that moves {@code compPsn} but not to the
+     * probe is a late one: probe again at the new {@code compPsn} rather than resend what may have arrived.
+     */
+    private void onAckWhileProbing(int psn) {
+        int before = compPsn;
+        applyAck(psn);
+        boolean moved = compPsn != before;
+        if (head == tail || Psn.compare(compPsn, highestSent) > 0 || !moved || psn == probePsn) {
+            probing = false;
+        }
+        pump();
     }
 
     private void onRnrNak(int psn, int timerCode) {
@@ -416,6 +453,7 @@ final class RcRequester {
     }
 
     private void onReadResponse(Opcode op, ByteBuffer pkt, int hl, int plen, int psn) {
+        probing = false;                              // READ data: go-back-N from what it acknowledges
         // a read response implicitly acknowledges every earlier SEND/WRITE (§4.8)
         while (head < tail) {
             Wqe w = at(head);
