@@ -129,8 +129,6 @@ public final class Bridge implements ConnectionPeer {
     private final ReceiveWorkRequest rwr = new ReceiveWorkRequest();
     private ConnectSigner signer;
     private CutThrough cut;
-    private int advertisedBufs;
-    private int advertisedAck;
 
     // staging
     private int[] slots = new int[0];
@@ -265,6 +263,16 @@ public final class Bridge implements ConnectionPeer {
 
     public Phase phase() {
         return phase;
+    }
+
+    /** The Vert.x context this connection is confined to (tests). */
+    Context context() {
+        return context;
+    }
+
+    /** The client's TCP port (tests). */
+    int clientPort() {
+        return clientPort;
     }
 
     /** Client-slot bytes this connection holds right now (for tests of the buffering cap). */
@@ -524,6 +532,11 @@ public final class Bridge implements ConnectionPeer {
                 bytesOut += total;
                 if (type == 3 && eom) {
                     readResponseSent();
+                } else if (type == 0 && eom && cut != null && cut.sendsHeld > 0) {
+                    // a target SEND went to the client (the engine writes them in order): RDMA queued behind it may go
+                    if (--cut.sendsHeld == 0) {
+                        context.runOnContext(v -> onCutThrough());
+                    }
                 }
                 engine.written();
             }
@@ -663,12 +676,23 @@ public final class Bridge implements ConnectionPeer {
         GatewayConfig.Infiniband ib = config.infiniband();
         int sendWr = 2 * clientSlots + 8;
         cq = fabric.device.createCompletionQueue(sendWr + recvSlots + 8);
-        cq.onNotify(this::onCqNotify, onContext);
+        CutThrough c = fabric.device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER)
+                ? new CutThrough(() -> context.runOnContext(v -> onCutThrough()), fabric.cutThroughOrderRefusals) : null;
+        if (c == null) {
+            cq.onNotify(this::onCqNotify, onContext);
+        } else {
+            // the provider notifies on its own thread right after queueing a completion, before it handles the
+            // next packet: mark it so cut-through RDMA the target issued after a SEND cannot overtake that SEND
+            cq.onNotify(this::onCqNotify, r -> {
+                c.completionsPending = true;
+                context.runOnContext(v -> r.run());
+            });
+        }
         qp = fabric.pd.createQueuePair(new QpInitAttributes(cq, cq, sendWr, recvSlots + 1));
-        if (fabric.device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER)) {
+        if (c != null) {
             try {
-                cut = new CutThrough(() -> context.runOnContext(v -> onCutThrough()));
-                qp.setAccessHandler(cut); // every inbound RDMA on this QP: forwarded to the client
+                qp.setAccessHandler(c); // every inbound RDMA on this QP: forwarded to the client
+                cut = c;
             } catch (UnsupportedOperationException e) {
                 cut = null;
             }
@@ -698,8 +722,11 @@ public final class Bridge implements ConnectionPeer {
                 }
             }
             case CmEvent.ConnectTimeout ct -> {
+                // the CM REQ got no answer at all after max-cm-retries: the target is unreachable, IS 12
+                // (VITCP-PROFILE §2 "no route / target unreachable"; the lead's refinement of DESIGN's "IS 15").
+                // The SPI reports an MRA-then-silence the same way, so IS 15 is left to the gateway's own timeouts.
                 if (phase == Phase.CONNECTING_TARGET) {
-                    targetFailed(RejectReason.TARGET_UNREACHABLE, IsCode.TIMEOUT, "CM timeout");
+                    targetFailed(RejectReason.TARGET_UNREACHABLE, IsCode.NO_ROUTE, "CM timeout: target unreachable");
                 }
             }
             case CmEvent.Disconnected d -> onIbDisconnected();
@@ -749,8 +776,6 @@ public final class Bridge implements ConnectionPeer {
         }
         if (flowC0) {
             credits = new FlowCredits(targetBufs, recvSlots);
-            advertisedBufs = recvSlots; // the Hello's bufs; mseq 0 acknowledged
-            advertisedAck = 0;
         }
         ConnectionHeader req = engine.request().header();
         // agreed MTU: never above the target's ActRcvSz for Sends, nor a staging slot (DESIGN decision 4)
@@ -1005,9 +1030,11 @@ public final class Bridge implements ConnectionPeer {
                         int n = len[l];
                         if (flowC0) {
                             int mseq = credits.onSend(postedRecvs);
-                            FlowControlHeader.write(fabric.pool.buffer(), base, 0, postedRecvs, FC + n, mseq,
+                            // project rule (cm-mapping FlowControlHeader): a zero-length message is marked, else
+                            // the target would take the header-only SEND for a credit update
+                            FlowControlHeader.write(fabric.pool.buffer(), base,
+                                    n == 0 ? FlowControlHeader.FLAG_EMPTY_MESSAGE : 0, postedRecvs, FC + n, mseq,
                                     credits.mseqAck());
-                            advertised();
                             swr.set(K_SEND | l, hasImm[l] ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, fabric.pool.region(),
                                     base, FC + n);
                         } else {
@@ -1027,7 +1054,7 @@ public final class Bridge implements ConnectionPeer {
                             // project rule: immediate data goes in a zero-length RDMA WRITE WITH IMMEDIATE after
                             // the data; with FlowC 0 it consumes a target receive and an mseq like a SEND
                             if (flowC0) {
-                                credits.onSend(postedRecvs);
+                                credits.onHeaderlessSend(); // advertises nothing: no header
                             }
                             swr.set(K_WRITE | l, WrOpcode.RDMA_WRITE_WITH_IMM, null, 0, 0)
                                     .remote(raddr[l] + len[l], rkey[l]).immediate(imm[l]).signaled(true);
@@ -1077,25 +1104,15 @@ public final class Bridge implements ConnectionPeer {
         // Send can go now and carry the update itself (a Send waiting for a data credit must not hold it back:
         // both sides would wait for each other)
         boolean dataSendPossible = fifoCount > 0 && credits.canSendData();
-        // the target's view of our credits, from what our HEADERS told it: a zero-length WRITE WITH IMMEDIATE
-        // takes an mseq but carries no header (FlowCredits.onSend would count it as an advertisement)
-        int targetView = Math.max(0, advertisedBufs - (credits.mseqAck() - advertisedAck));
-        boolean update = targetView < 2 && postedRecvs > targetView && credits.canSend();
-        if (!dataSendPossible && update) {
+        // the target's view of our credits comes from our headers only (WRITE WITH IMMEDIATE: onHeaderlessSend)
+        if (!dataSendPossible && credits.shouldSendCreditUpdate(postedRecvs)) {
             int off = fabric.pool.controlOffset(controlBlock) + (controlNext++ & 15) * FC;
             int mseq = credits.onSend(postedRecvs);
             FlowControlHeader.write(fabric.pool.buffer(), off, 0, postedRecvs, FC, mseq, credits.mseqAck());
-            advertised();
             swr.set(K_CREDIT, WrOpcode.SEND, fabric.pool.region(), off, FC).signaled(true);
             outstandingSends++;
             qp.postSend(swr);
         }
-    }
-
-    /** A FlowC 0 header just told the target our posted receives and the last mseq we got. */
-    private void advertised() {
-        advertisedBufs = postedRecvs;
-        advertisedAck = credits.mseqAck();
     }
 
     private void freeClientSlot(int l) {
@@ -1118,7 +1135,11 @@ public final class Bridge implements ConnectionPeer {
             return;
         }
         CutThrough.Op o;
-        while ((o = cut.queue.poll()) != null) {
+        while ((o = cut.queue.peek()) != null) {
+            if (o.afterHeld && cut.mustWait() && engine.state() == ViConnection.State.CONNECTED) {
+                break; // a READ issued after a target SEND still held: after that SEND (IBA order)
+            }
+            cut.queue.poll();
             if (engine.state() != ViConnection.State.CONNECTED) {
                 o.finish(false);
                 continue;
@@ -1136,8 +1157,15 @@ public final class Bridge implements ConnectionPeer {
         }
         drainCq();
         if (cq != null && !resourcesReleased) {
+            if (cut != null) {
+                // cleared before re-arming: a completion queued from here on notifies (and sets it) again
+                cut.completionsPending = false;
+            }
             cq.requestNotify(false);
             drainCq();
+        }
+        if (cut != null && !cut.queue.isEmpty()) {
+            onCutThrough(); // READs that waited for the completions just polled
         }
         processFifo();
         pump();
@@ -1247,8 +1275,7 @@ public final class Bridge implements ConnectionPeer {
                 return;
             }
             if (flowC0) {
-                int peerAck = credits.lastSentMseq() - credits.unacknowledged();
-                credits.onReceive(credits.peerBufs(), credits.mseqAck() + 1, peerAck);
+                credits.onHeaderlessReceive(); // one mseq, no header (project rule, README-tools)
                 processFifo();
             }
             postRecv(l);
@@ -1269,8 +1296,8 @@ public final class Bridge implements ConnectionPeer {
             dataStart = FC;
             n -= FC;
             processFifo(); // the target's mseqack may have freed credits
-            if (n == 0 && !wc.hasImmediate) {
-                postRecv(l); // header-only credit update
+            if (n == 0 && !wc.hasImmediate && !FlowControlHeader.isEmptyMessage(fabric.pool.buffer(), base)) {
+                postRecv(l); // header-only credit update (a zero-length message carries FLAG_EMPTY_MESSAGE)
                 maybeCreditUpdate();
                 return;
             }
@@ -1290,6 +1317,9 @@ public final class Bridge implements ConnectionPeer {
         s.hasImm = wc.hasImmediate;
         s.immediate = wc.immediate;
         op[l] = OP_SEND;
+        if (cut != null) {
+            cut.sendsHeld++; // cut-through RDMA issued after it waits until it went to the client (IBA order)
+        }
         engine.post(s);
     }
 

@@ -18,6 +18,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * into a pooled buffer and queues it for the bridge's event loop, which forwards each WRITE packet
  * as one VI RDMA Write (same address, handle = rkey) and each READ as one VI RDMA Read Request.
  * Over the budget a WRITE packet is refused: the target's requester retransmits it later.
+ *
+ * <p>Order (IBA 9.5: an RC responder executes requests in order, so the client must see them in
+ * order): a WRITE or READ the target issued after a SEND must not reach the client before that SEND.
+ * While a target SEND may be held in the gateway ({@link #sendsHeld}: handed to the VI engine but
+ * not yet written to the client, e.g. waiting for a client receive credit; or {@link #completionsPending}:
+ * a completion, possibly of a SEND, is queued but the bridge has not polled it yet) WRITE packets are
+ * refused (the target retransmits them later, behind the SEND) and READs are queued marked
+ * {@link Op#afterHeld}: the bridge forwards them only once nothing is held.
  */
 final class CutThrough implements QueuePairAccessHandler {
     /** Bytes of cut-through WRITE data one connection may hold on their way to the client. */
@@ -28,9 +36,15 @@ final class CutThrough implements QueuePairAccessHandler {
     private final Runnable wake;
     volatile boolean open = true;
     volatile long maxRead = Long.MAX_VALUE;
+    /** Target SENDs handed to the VI engine and not yet written to the client (written on the event loop). */
+    volatile int sendsHeld;
+    /** Set when the CQ notifies (provider thread), cleared by the bridge before it re-arms and polls. */
+    volatile boolean completionsPending;
+    private final AtomicLong refusedForOrder;
 
-    CutThrough(Runnable wake) {
+    CutThrough(Runnable wake, AtomicLong refusedForOrder) {
         this.wake = wake;
+        this.refusedForOrder = refusedForOrder;
     }
 
     @Override
@@ -40,6 +54,10 @@ final class CutThrough implements QueuePairAccessHandler {
             return true; // the client is gone: accepted and dropped, so the target is not held in retransmission
         }
         int n = payload.remaining();
+        if (mustWait()) {
+            refusedForOrder.incrementAndGet();
+            return false; // behind a target SEND still held in the gateway: retransmitted later, in order
+        }
         if (held.get() + n > BUDGET) {
             return false; // backpressure: the packet is dropped unacknowledged and retransmitted later
         }
@@ -60,8 +78,11 @@ final class CutThrough implements QueuePairAccessHandler {
             responder.fail(); // NAK remote access: no client any more, or an unreasonable size
             return;
         }
+        boolean afterHeld = mustWait(); // a READ cannot be refused: it waits in the queue instead
         if (length <= maxRead) {
-            queue.add(new Op(OutboundWork.OP_RDMA_READ, va, rkey, length, null, false, 0, responder, this));
+            Op o = new Op(OutboundWork.OP_RDMA_READ, va, rkey, length, null, false, 0, responder, this);
+            o.afterHeld = afterHeld;
+            queue.add(o);
         } else {
             // a READ longer than one VI message: several VI RDMA Reads, answered together
             int part = (int) maxRead;
@@ -71,6 +92,7 @@ final class CutThrough implements QueuePairAccessHandler {
                         null, this);
                 o.parent = parent;
                 o.parentOffset = off;
+                o.afterHeld = afterHeld;
                 queue.add(o);
             }
         }
@@ -104,6 +126,11 @@ final class CutThrough implements QueuePairAccessHandler {
         }
     }
 
+    /** Is a target SEND possibly held in the gateway right now (see the class comment)? */
+    boolean mustWait() {
+        return sendsHeld > 0 || completionsPending;
+    }
+
     void released(int n) {
         held.addAndGet(-n);
     }
@@ -127,6 +154,8 @@ final class CutThrough implements QueuePairAccessHandler {
         ByteBuffer readData;
         ReadParent parent;
         int parentOffset;
+        /** Accepted while a target SEND was held: forwarded only once nothing is held. */
+        boolean afterHeld;
         int number;
         boolean done;
 

@@ -33,6 +33,8 @@ public final class Fabric {
     private final AtomicInteger bridged = new AtomicInteger();
     private final ConcurrentHashMap<InetAddress, AtomicInteger> perClient = new ConcurrentHashMap<>();
     final Set<Bridge> bridges = ConcurrentHashMap.newKeySet();
+    /** Cut-through WRITE packets refused because a target SEND was still held (all connections). */
+    final AtomicLong cutThroughOrderRefusals = new AtomicLong();
 
     public Fabric(GatewayConfig config, VerbsDevice device, ProtectionDomain pd, StagingPool pool,
             GatewayMetrics metrics) {
@@ -93,6 +95,11 @@ public final class Fabric {
     }
 
     /** Bridged connections counted against the limits. */
+    /** Cut-through WRITE packets refused so far to keep them behind a held target SEND (IBA order). */
+    public long cutThroughOrderRefusals() {
+        return cutThroughOrderRefusals.get();
+    }
+
     public int bridgedConnections() {
         return bridged.get();
     }

@@ -229,9 +229,8 @@ final class TargetConnection {
             rxMessages++;
             rxBytes += wc.byteLength;
             if (credits != null) {
-                // project rule: a WRITE WITH IMMEDIATE consumed a receive, so it is the next mseq
-                credits.onReceive(credits.peerBufs(), credits.mseqAck() + 1,
-                        credits.lastSentMseq() - credits.unacknowledged());
+                // project rule: a WRITE WITH IMMEDIATE consumed a receive, so it is the next mseq (no header)
+                credits.onHeaderlessReceive();
             }
             if (mode == TargetMode.ECHO) {
                 queueReply(idx, 0, true, wc.immediate);
@@ -253,8 +252,8 @@ final class TargetConnection {
             }
             p += HDR;
             len -= HDR;
-            if (len == 0 && !wc.hasImmediate) {
-                repost(idx);                 // a credit update
+            if (len == 0 && !wc.hasImmediate && !FlowControlHeader.isEmptyMessage(sb, off)) {
+                repost(idx);                 // a credit update (a zero-length message carries FLAG_EMPTY_MESSAGE)
                 return;
             }
         }
@@ -322,7 +321,9 @@ final class TargetConnection {
         int total = hdr + txLen[idx];
         if (credits != null) {
             int mseq = credits.onSend(posted);
-            FlowControlHeader.write(sb, off, 0, posted, total, mseq, credits.mseqAck());
+            // a zero-length reply is a message, not a credit update: project rule, FLAG_EMPTY_MESSAGE
+            FlowControlHeader.write(sb, off, txLen[idx] == 0 ? FlowControlHeader.FLAG_EMPTY_MESSAGE : 0, posted, total,
+                    mseq, credits.mseqAck());
         }
         post(wrId(K_REPLY, idx), txHasImm[idx] ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, slab, off, total,
                 txImm[idx]);

@@ -51,6 +51,7 @@ final class EchoTarget implements AutoCloseable {
     final int recvSize;
     static final int CUT_WRITE = 0x43555457; // "CUTW"
     static final int CUT_READ = 0x43555452;  // "CUTR"
+    static final int CUT_SEND_THEN_WRITE = 0x43555453; // "CUTS": echo the command (SEND), then RDMA WRITE
     volatile boolean reject;
     /** Flood mode: after the connection is up, SEND 64 KiB messages (FlowC 1) without end. */
     volatile boolean flood;
@@ -59,6 +60,11 @@ final class EchoTarget implements AutoCloseable {
     final AtomicLong writesWithImm = new AtomicLong();
     final AtomicInteger connections = new AtomicInteger();
     final AtomicInteger disconnects = new AtomicInteger();
+    /** CUTS commands received; each waits for {@link #cutsGate} (if set) before its SEND and WRITE. */
+    final AtomicInteger cutsArrived = new AtomicInteger();
+    volatile java.util.concurrent.CountDownLatch cutsGate;
+    /** Successful RDMA WRITE completions (cut-through writes acknowledged by the gateway). */
+    final AtomicInteger writesDone = new AtomicInteger();
     private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "echo-target");
         t.setDaemon(true);
@@ -206,6 +212,7 @@ final class EchoTarget implements AutoCloseable {
             }
             int slot = (int) wc.wrId;
             if (wc.opcode == WcOpcode.RDMA_WRITE) {
+                writesDone.incrementAndGet();
                 return;
             }
             if (wc.opcode == WcOpcode.RDMA_READ) {
@@ -233,8 +240,7 @@ final class EchoTarget implements AutoCloseable {
             if (wc.opcode == WcOpcode.RECV_RDMA_WITH_IMM) {
                 writesWithImm.incrementAndGet();
                 if (fc0) {
-                    int peerAck = credits.lastSentMseq() - credits.unacknowledged();
-                    credits.onReceive(credits.peerBufs(), credits.mseqAck() + 1, peerAck);
+                    credits.onHeaderlessReceive();
                 }
                 // answered with an empty Send carrying the same immediate (as the demo target does)
                 pending.add(new int[] {slot, 0, 1, wc.immediate});
@@ -250,8 +256,8 @@ final class EchoTarget implements AutoCloseable {
                         FlowControlHeader.readMseqAck(b, off));
                 off += 16;
                 n -= 16;
-                if (n == 0 && !wc.hasImmediate) {
-                    post(slot);
+                if (n == 0 && !wc.hasImmediate && !FlowControlHeader.isEmptyMessage(b, off - 16)) {
+                    post(slot); // a credit update
                     flush();
                     return;
                 }
@@ -267,6 +273,31 @@ final class EchoTarget implements AutoCloseable {
                 }
                 swr.set(-3, WrOpcode.RDMA_WRITE, rdma, 0, len).remote(va, rkey).signaled(true);
                 qp.postSend(swr);
+            } else if (n >= 20 && b.getInt(off) == CUT_SEND_THEN_WRITE) {
+                // command: the echo SEND first, then an RDMA WRITE of the pattern to the client's memory
+                cutsArrived.incrementAndGet();
+                java.util.concurrent.CountDownLatch gate = cutsGate;
+                if (gate != null) {
+                    try {
+                        gate.await(); // the test blocks the gateway's event loop meanwhile
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                long va = b.getLong(off + 4);
+                int rkey = b.getInt(off + 12);
+                int len = b.getInt(off + 16);
+                for (int i = 0; i < len; i++) {
+                    rdma.buffer().put(i, (byte) (i * 31 + 7));
+                }
+                pending.add(new int[] {slot, n, 0, 0});
+                flush();
+                if (!pending.isEmpty()) {
+                    throw new IllegalStateException("CUTS: no credit for the echo SEND");
+                }
+                swr.set(-3, WrOpcode.RDMA_WRITE, rdma, 0, len).remote(va, rkey).signaled(true);
+                qp.postSend(swr);
+                return;
             } else if (n >= 20 && b.getInt(off) == CUT_READ) {
                 // command: RDMA READ the client's memory into this slot, then send what was read back
                 long va = b.getLong(off + 4);
@@ -292,7 +323,8 @@ final class EchoTarget implements AutoCloseable {
                 WrOpcode opc = p[2] != 0 ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND;
                 if (fc0) {
                     int mseq = credits.onSend(posted);
-                    FlowControlHeader.write(mr.buffer(), echo, 0, posted, 16 + n, mseq, credits.mseqAck());
+                    FlowControlHeader.write(mr.buffer(), echo, n == 0 ? FlowControlHeader.FLAG_EMPTY_MESSAGE : 0, posted,
+                            16 + n, mseq, credits.mseqAck());
                     swr.set(p[0], opc, mr, echo, 16 + n);
                 } else {
                     swr.set(p[0], opc, mr, echo, n);

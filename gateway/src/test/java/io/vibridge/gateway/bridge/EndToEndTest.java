@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Client library -> gateway -> soft fabric -> target, one JVM: every operation, level and FlowC. */
 class EndToEndTest {
@@ -218,6 +219,69 @@ class EndToEndTest {
         }
     }
 
+    /**
+     * IBA 9.5 (an RC responder executes requests in order): the target SENDs, then RDMA WRITEs the client's
+     * memory. Both reach the gateway while its event loop is busy (blocked by the test), so the SEND's completion
+     * is queued but not yet polled when the WRITE packets arrive: they must not overtake it. The segments the
+     * gateway writes to the client (seen by a TCP tap) must carry the Send before the first RDMA Write. The loop
+     * is released only once the WRITE was either refused by the gateway (kept behind) or acknowledged (queued
+     * ahead: the bug), so the check is deterministic.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1})
+    void targetWriteAfterASendStaysBehindIt(int flowc) throws Exception {
+        try (var tap = new SegmentTap(gateway.port());
+                var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
+            c.connect(tap.port(), "echo" + flowc);
+            Bridge bridge = gateway.fabric().bridges().stream()
+                    .filter(b -> b.clientPort() == tap.upstreamPort()).findFirst().orElseThrow();
+            int area = c.sendArea(3);
+            int len = 10_000;
+            long refusedBefore = gateway.fabric().cutThroughOrderRefusals();
+            int writesBefore = target.writesDone.get();
+            int arrivedBefore = target.cutsArrived.get();
+            var targetGate = new java.util.concurrent.CountDownLatch(1);
+            var loopGate = new java.util.concurrent.CountDownLatch(1);
+            var loopBlocked = new java.util.concurrent.CountDownLatch(1);
+            target.cutsGate = targetGate;
+            try {
+                int at = c.sendArea(0);
+                c.mr.buffer().putInt(at, EchoTarget.CUT_SEND_THEN_WRITE).putLong(at + 4, c.mr.address(area))
+                        .putInt(at + 12, c.mr.handle()).putInt(at + 16, len);
+                c.vi.postSend(Descriptor.send().data(c.mr, at, 20));
+                assertThat(c.vi.sendWait(T).isError()).isFalse();
+                awaitTrue(() -> target.cutsArrived.get() > arrivedBefore);
+                bridge.context().runOnContext(v -> {
+                    loopBlocked.countDown();
+                    try {
+                        loopGate.await(T.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                assertThat(loopBlocked.await(T.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                targetGate.countDown(); // the target posts its SEND, then its WRITE
+                awaitTrue(() -> target.writesDone.get() > writesBefore
+                        || gateway.fabric().cutThroughOrderRefusals() > refusedBefore);
+            } finally {
+                target.cutsGate = null;
+                targetGate.countDown();
+                loopGate.countDown();
+            }
+            Descriptor rx = c.vi.recvWait(T);
+            assertThat(rx.isError()).isFalse();
+            assertThat(rx.length()).isEqualTo(20);
+            awaitTrue(() -> c.mr.buffer().get(area + len - 1) == (byte) ((len - 1) * 31 + 7));
+            for (int i = 0; i < len; i++) {
+                assertThat(c.mr.buffer().get(area + i)).as("byte %d", i).isEqualTo((byte) (i * 31 + 7));
+            }
+            List<Integer> types = tap.types();
+            assertThat(types).contains(0, 1);
+            assertThat(types.indexOf(0)).as("segment types to the client %s: the Send before the RDMA Write", types)
+                    .isLessThan(types.indexOf(1));
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("levels")
     void targetRefusingAnRdmaWriteIsAnErrorForThatMessage(ReliabilityLevel level, int flowc) throws Exception {
@@ -286,13 +350,21 @@ class EndToEndTest {
     }
 
     @Test
-    void absentTargetTimesOut() throws Exception {
+    void absentTargetIsUnreachable() throws Exception {
+        // a CM REQ nobody answers (CM timeout after max-cm-retries) = target unreachable: IS 12
+        double before = gatewayRejected("target_unreachable");
         try (var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
             assertThatThrownBy(() -> c.connect(gateway.port(), "absent"))
                     .isInstanceOfSatisfying(ViException.class, e -> {
                         assertThat(e.code()).isEqualTo(ViException.Code.REJECT);
-                        assertThat(e.isCode()).isEqualTo(IsCode.TIMEOUT);
+                        assertThat(e.isCode()).isEqualTo(IsCode.NO_ROUTE);
                     });
+            assertThat(gatewayRejected("target_unreachable")).isEqualTo(before + 1);
         }
+    }
+
+    private static double gatewayRejected(String reason) {
+        var c = gateway.registry().find("vibridge.connections.rejected").tag("reason", reason).counter();
+        return c == null ? 0 : c.count();
     }
 }
