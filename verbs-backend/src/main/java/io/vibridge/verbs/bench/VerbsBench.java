@@ -80,6 +80,10 @@ public final class VerbsBench implements Callable<Integer> {
     boolean onlySetup;
 
     public static void main(String[] args) {
+        // INFO logging (the library has no logback.xml of its own; logback would default to DEBUG)
+        if (System.getProperty("logback.configurationFile") == null) {
+            System.setProperty("logback.configurationFile", "vibridge-bench-logback.xml");
+        }
         System.exit(new CommandLine(new VerbsBench()).execute(args));
     }
 
@@ -103,7 +107,8 @@ public final class VerbsBench implements Callable<Integer> {
 
     private int orchestrate() throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process server = new ProcessBuilder(java.toString(), "-Xmx1g", "-cp", System.getProperty("java.class.path"),
+        Process server = new ProcessBuilder(java.toString(), "-Xmx1g",
+                "-Dlogback.configurationFile=" + System.getProperty("logback.configurationFile"), "-cp", System.getProperty("java.class.path"),
                 VerbsBench.class.getName(), "--role", "server", "--server-ip", serverIp, "--client-ip", clientIp,
                 "--size", Integer.toString(size), "--depth", Integer.toString(depth))
                 .redirectErrorStream(true).start();

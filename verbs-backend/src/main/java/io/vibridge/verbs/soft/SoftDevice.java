@@ -48,6 +48,8 @@ public final class SoftDevice implements VerbsDevice {
     /** Largest UDP payload: BTH + RETH + ImmDt + 4096 + ICRC, rounded up. */
     public static final int MAX_PACKET = 4096 + 128;
     static final int FIRST_QPN = 16;
+    /** Requested SO_RCVBUF / SO_SNDBUF. */
+    static final int SOCKET_BUFFER = 16 << 20;
     private static final int QP_SLOTS = 1 << 14;
 
     private final DeviceConfig config;
@@ -90,8 +92,10 @@ public final class SoftDevice implements VerbsDevice {
         maxPathMtu = maxPathMtu(interfaceMtu, config.options().get("max-mtu"));
         try {
             channel = DatagramChannel.open(java.net.StandardProtocolFamily.INET);
-            channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
-            channel.setOption(StandardSocketOptions.SO_SNDBUF, 4 << 20);
+            // many QPs' windows may arrive at once: ask for a large buffer; Linux caps it at
+            // net.core.rmem_max / wmem_max (4 MiB on this machine), the granted size is logged below
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER);
             // IP ID 0 + DF: see shared/notes/roce-on-udp-sockets.md
             channel.setOption(jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT, true);
             channel.bind(new InetSocketAddress(address, port));
@@ -111,9 +115,9 @@ public final class SoftDevice implements VerbsDevice {
         receiver.setDaemon(true);
         receiver.setPriority(Thread.MAX_PRIORITY);
         receiver.start();
-        LOG.info("soft RoCEv2 device up on {}: interface MTU {}, port max path MTU {}, socket buffers rcv {} snd {}",
+        LOG.info("soft RoCEv2 device up on {}: interface MTU {}, port max path MTU {}, socket buffers rcv {} snd {} (asked {})",
                 tag, interfaceMtu, maxPathMtu, socketOption(StandardSocketOptions.SO_RCVBUF),
-                socketOption(StandardSocketOptions.SO_SNDBUF));
+                socketOption(StandardSocketOptions.SO_SNDBUF), SOCKET_BUFFER);
     }
 
     private int socketOption(java.net.SocketOption<Integer> o) {

@@ -69,7 +69,12 @@ public final class SoftConnectionManager implements ConnectionManager {
 
     private final SoftDevice device;
     private final long caGuid;
-    private final SecureRandom random = new SecureRandom();
+    /**
+     * Comm IDs and starting PSNs: a fast generator seeded once from SecureRandom (a SecureRandom call per
+     * connection reads /dev/urandom under a lock). Used under the CM monitor.
+     */
+    private final java.util.random.RandomGenerator random =
+            java.util.random.RandomGeneratorFactory.of("L64X128MixRandom").create(new SecureRandom().nextLong());
     private final Map<Long, Listener> listeners = new HashMap<>();
     private final Map<Integer, Id> byLocal = new HashMap<>();
     private final Map<RemoteKey, Id> byRemote = new HashMap<>();
