@@ -25,6 +25,7 @@ import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.CmId;
 import io.vibridge.verbs.CompletionQueue;
 import io.vibridge.verbs.ConnectParams;
+import io.vibridge.verbs.MemoryRegion;
 import io.vibridge.verbs.QpInitAttributes;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePair;
@@ -149,6 +150,9 @@ public final class Bridge implements ConnectionPeer {
     private int[] pendingWr;
     private boolean[] readReady;
     private ByteBuffer[] views;
+    private ByteBuffer[] sbuf;
+    private MemoryRegion[] sreg;
+    private int[] sbase;
     private SlotReceive[] receives;
     private SlotSend[] sends;
     private int[] fifo;
@@ -630,7 +634,12 @@ public final class Bridge implements ConnectionPeer {
         recvSlots = t.parameters().receiveBuffers();
         clientSlots = per - recvSlots;
         int[] got = new int[per];
-        if (!fabric.pool.reserve(per, got)) {
+        try {
+            if (!fabric.pool.reserve(per, got)) {
+                return false;
+            }
+        } catch (RuntimeException e) {
+            log.warn("conn {} cannot grow the staging pool: {}", id, e.toString()); // a new chunk failed to register
             return false;
         }
         slots = got;
@@ -655,10 +664,15 @@ public final class Bridge implements ConnectionPeer {
         views = new ByteBuffer[per];
         receives = new SlotReceive[per];
         sends = new SlotSend[per];
-        ByteBuffer all = fabric.pool.buffer();
+        sbuf = new ByteBuffer[per];
+        sreg = new MemoryRegion[per];
+        sbase = new int[per];
         for (int l = 0; l < per; l++) {
-            int off = fabric.pool.offset(slots[l]);
-            views[l] = all.slice(off, fabric.pool.slotSize());
+            // the slots may lie in different chunks of the pool (each its own registered buffer)
+            sbuf[l] = fabric.pool.buffer(slots[l]);
+            sreg[l] = fabric.pool.region(slots[l]);
+            sbase[l] = fabric.pool.offset(slots[l]);
+            views[l] = sbuf[l].slice(sbase[l], fabric.pool.slotSize());
             receives[l] = new SlotReceive(l);
             sends[l] = new SlotSend(l);
         }
@@ -894,8 +908,8 @@ public final class Bridge implements ConnectionPeer {
     public void rdmaPlace(long address, int handle, ByteBuffer src) {
         int l = curWrite;
         int n = src.remaining();
-        int off = fabric.pool.offset(slots[l]) + FC + (int) (address - raddr[l]);
-        fabric.pool.buffer().put(off, src, src.position(), n);
+        int off = sbase[l] + FC + (int) (address - raddr[l]);
+        sbuf[l].put(off, src, src.position(), n);
         placed[l] += n;
         if (placed[l] == len[l]) {
             writeStaged(l);
@@ -1014,7 +1028,7 @@ public final class Bridge implements ConnectionPeer {
         }
         while (fifoCount > 0) {
             int l = fifo[fifoHead];
-            int base = fabric.pool.offset(slots[l]);
+            int base = sbase[l];
             boolean needsCredit = op[l] == OP_SEND || (op[l] == OP_WRITE && hasImm[l]);
             if (flowC0 && needsCredit && !credits.canSendData()) {
                 if (!stalledOnCredit) {
@@ -1032,13 +1046,13 @@ public final class Bridge implements ConnectionPeer {
                             int mseq = credits.onSend(postedRecvs);
                             // project rule (cm-mapping FlowControlHeader): a zero-length message is marked, else
                             // the target would take the header-only SEND for a credit update
-                            FlowControlHeader.write(fabric.pool.buffer(), base,
+                            FlowControlHeader.write(sbuf[l], base,
                                     n == 0 ? FlowControlHeader.FLAG_EMPTY_MESSAGE : 0, postedRecvs, FC + n, mseq,
                                     credits.mseqAck());
-                            swr.set(K_SEND | l, hasImm[l] ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, fabric.pool.region(),
+                            swr.set(K_SEND | l, hasImm[l] ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, sreg[l],
                                     base, FC + n);
                         } else {
-                            swr.set(K_SEND | l, hasImm[l] ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, fabric.pool.region(),
+                            swr.set(K_SEND | l, hasImm[l] ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, sreg[l],
                                     base + FC, n);
                         }
                         swr.immediate(imm[l]).signaled(true);
@@ -1046,7 +1060,7 @@ public final class Bridge implements ConnectionPeer {
                     }
                     case OP_WRITE -> {
                         if (len[l] > 0 || !hasImm[l]) {
-                            swr.set(K_WRITE | l, WrOpcode.RDMA_WRITE, fabric.pool.region(), base + FC, len[l])
+                            swr.set(K_WRITE | l, WrOpcode.RDMA_WRITE, sreg[l], base + FC, len[l])
                                     .remote(raddr[l], rkey[l]).signaled(true);
                             postSend(l);
                         }
@@ -1062,7 +1076,7 @@ public final class Bridge implements ConnectionPeer {
                         }
                     }
                     case OP_READ -> {
-                        swr.set(K_READ | l, WrOpcode.RDMA_READ, fabric.pool.region(), base + FC, len[l])
+                        swr.set(K_READ | l, WrOpcode.RDMA_READ, sreg[l], base + FC, len[l])
                                 .remote(raddr[l], rkey[l]).signaled(true);
                         if (len[l] == 0) {
                             readReady[l] = true; // VITCP-PROFILE §9.7: one empty Read Response
@@ -1089,9 +1103,9 @@ public final class Bridge implements ConnectionPeer {
     }
 
     private void postRecv(int l) {
-        int base = fabric.pool.offset(slots[l]);
+        int base = sbase[l];
         int size = route.target().parameters().receiveSize();
-        rwr.set(K_RECV | l, fabric.pool.region(), base, Math.min(size, fabric.pool.slotSize()));
+        rwr.set(K_RECV | l, sreg[l], base, Math.min(size, fabric.pool.slotSize()));
         postedRecvs++;
         qp.postRecv(rwr);
     }
@@ -1108,8 +1122,8 @@ public final class Bridge implements ConnectionPeer {
         if (!dataSendPossible && credits.shouldSendCreditUpdate(postedRecvs)) {
             int off = fabric.pool.controlOffset(controlBlock) + (controlNext++ & 15) * FC;
             int mseq = credits.onSend(postedRecvs);
-            FlowControlHeader.write(fabric.pool.buffer(), off, 0, postedRecvs, FC, mseq, credits.mseqAck());
-            swr.set(K_CREDIT, WrOpcode.SEND, fabric.pool.region(), off, FC).signaled(true);
+            FlowControlHeader.write(fabric.pool.controlBuffer(), off, 0, postedRecvs, FC, mseq, credits.mseqAck());
+            swr.set(K_CREDIT, WrOpcode.SEND, fabric.pool.controlRegion(), off, FC).signaled(true);
             outstandingSends++;
             qp.postSend(swr);
         }
@@ -1263,7 +1277,8 @@ public final class Bridge implements ConnectionPeer {
 
     /** A SEND from the target landed in receive slot {@code l}. */
     private void onTargetMessage(int l, WorkCompletion wc) {
-        int base = fabric.pool.offset(slots[l]);
+        int base = sbase[l];
+        ByteBuffer sb = sbuf[l];
         int dataStart = 0;
         int n = wc.byteLength;
         if (wc.opcode == WcOpcode.RECV_RDMA_WITH_IMM) {
@@ -1284,10 +1299,9 @@ public final class Bridge implements ConnectionPeer {
         }
         if (flowC0) {
             try {
-                FlowControlHeader.validate(fabric.pool.buffer(), base, n);
-                credits.onReceive(FlowControlHeader.readBufs(fabric.pool.buffer(), base),
-                        FlowControlHeader.readMseq(fabric.pool.buffer(), base),
-                        FlowControlHeader.readMseqAck(fabric.pool.buffer(), base));
+                FlowControlHeader.validate(sb, base, n);
+                credits.onReceive(FlowControlHeader.readBufs(sb, base), FlowControlHeader.readMseq(sb, base),
+                        FlowControlHeader.readMseqAck(sb, base));
             } catch (CmFormatException e) {
                 log.warn("conn {} target sent a bad flow-control header: {}", id, e.getMessage());
                 ibFailed(WcStatus.REMOTE_INVALID_REQUEST);
@@ -1296,7 +1310,7 @@ public final class Bridge implements ConnectionPeer {
             dataStart = FC;
             n -= FC;
             processFifo(); // the target's mseqack may have freed credits
-            if (n == 0 && !wc.hasImmediate && !FlowControlHeader.isEmptyMessage(fabric.pool.buffer(), base)) {
+            if (n == 0 && !wc.hasImmediate && !FlowControlHeader.isEmptyMessage(sb, base)) {
                 postRecv(l); // header-only credit update (a zero-length message carries FLAG_EMPTY_MESSAGE)
                 maybeCreditUpdate();
                 return;
@@ -1595,8 +1609,8 @@ public final class Bridge implements ConnectionPeer {
 
         @Override
         public void place(long offset, ByteBuffer src) {
-            int off = fabric.pool.offset(slots[local]) + FC + (int) offset;
-            fabric.pool.buffer().put(off, src, src.position(), src.remaining());
+            int off = sbase[local] + FC + (int) offset;
+            sbuf[local].put(off, src, src.position(), src.remaining());
         }
     }
 

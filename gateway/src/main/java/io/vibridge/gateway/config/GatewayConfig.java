@@ -42,8 +42,11 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
     public record Vi(int maxMtu, int segmentSize, int rdmaReadWindow, Duration incomingTimeout, int creditThreshold) {
     }
 
-    /** Staging buffers: one registered region of {@code slots} slots of {@code slotSize} bytes. */
-    public record Staging(int slotSize, int slots) {
+    /**
+     * Staging buffers: slots of {@code slotSize} bytes, allocated on demand in chunks of {@code chunkSlots}
+     * (one registered buffer each), at most {@code maxSlots} in all.
+     */
+    public record Staging(int slotSize, int maxSlots, int chunkSlots) {
         /** VI payload a slot holds (room for the 16-byte FlowC 0 header is kept). */
         public int payloadSize() {
             return slotSize - FlowControlHeader.LENGTH;
@@ -66,6 +69,11 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
     public record Infiniband(String provider, InetAddress address, int udpPort, int pathMtu, int retryCount,
             int rnrRetry, int localAckTimeout, int cmResponseTimeout, int maxCmRetries, int initiatorDepth,
             int responderResources, String faults) {
+    }
+
+    /** Connections the staging pool can hold at once: max-slots / slots per connection. */
+    public int stagingConnectionCapacity() {
+        return staging.maxSlots() / Math.max(1, slotsPerConnection());
     }
 
     /** Slots a connection reserves (buffer-per-connection / slot-size). */
@@ -104,11 +112,15 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             int creditThreshold = intIn(c, "vi.credit-threshold", 0, 0xFFFF, false);
             Vi vi = new Vi(maxMtu, seg, window, incoming, creditThreshold);
             int slotSize = intIn(c, "staging.slot-size", 32 * 1024 + FlowControlHeader.LENGTH, 16 << 20, true);
-            int slots = intIn(c, "staging.slots", 1, 1 << 20, false);
-            if ((long) slotSize * slots > Integer.MAX_VALUE) {
-                throw new ConfigError("staging.slots", "slot-size x slots must stay below 2 GiB (one registered buffer)");
+            // staging.slots: the former name of max-slots, still accepted
+            int maxSlots = c.hasPath("staging.slots") ? intIn(c, "staging.slots", 1, 1 << 24, false)
+                    : intIn(c, "staging.max-slots", 1, 1 << 24, false);
+            int chunkSlots = intIn(c, "staging.chunk-slots", 1, 1 << 24, false);
+            if ((long) slotSize * Math.min(chunkSlots, maxSlots) > Integer.MAX_VALUE) {
+                throw new ConfigError("staging.chunk-slots",
+                        "slot-size x chunk-slots must stay below 2 GiB (one registered buffer per chunk)");
             }
-            Staging staging = new Staging(slotSize, slots);
+            Staging staging = new Staging(slotSize, maxSlots, chunkSlots);
             Limits limits = new Limits(
                     intIn(c, "limits.max-connections", 1, 1 << 20, false),
                     intIn(c, "limits.max-connections-per-client", 1, 1 << 20, false),
@@ -140,8 +152,10 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             throw new ConfigError("limits.buffer-per-connection",
                     "must hold at least 2 staging slots of " + staging.slotSize() + " bytes");
         }
-        if (perConn > staging.slots()) {
-            throw new ConfigError("limits.buffer-per-connection", "larger than all staging slots together");
+        if (perConn > staging.maxSlots()) {
+            throw new ConfigError("limits.buffer-per-connection", "one connection reserves " + perConn
+                    + " staging slots of " + staging.slotSize() + " bytes, more than staging.max-slots = "
+                    + staging.maxSlots() + ": no connection could ever be admitted");
         }
         int i = 0;
         for (Route r : routes.routes()) {

@@ -65,8 +65,20 @@ public final class GatewayServer implements AutoCloseable {
         device = Verbs.open(dc);
         try {
             pd = device.allocateProtectionDomain();
-            pool = new StagingPool(pd, config.staging().slotSize(), config.staging().slots(),
-                    config.limits().maxConnections());
+            GatewayConfig.Staging st = config.staging();
+            pool = new StagingPool(pd, st.slotSize(), st.maxSlots(), st.chunkSlots(), config.limits().maxConnections());
+            int capacity = config.stagingConnectionCapacity();
+            String line = "staging: slots of " + st.slotSize() + " B allocated on demand in chunks of "
+                    + pool.chunkSlots() + ", at most " + st.maxSlots() + " (" + ((long) st.slotSize() * st.maxSlots() >> 20)
+                    + " MiB); a connection reserves " + config.slotsPerConnection()
+                    + " (limits.buffer-per-connection): room for " + capacity
+                    + " connections at once, limits.max-connections = " + config.limits().maxConnections();
+            if (capacity < config.limits().maxConnections()) {
+                log.warn("{}: connections beyond {} get Connect Reject IS 14 (raise staging.max-slots or lower "
+                        + "limits.buffer-per-connection)", line, capacity);
+            } else {
+                log.info(line);
+            }
         } catch (RuntimeException e) {
             device.close();
             throw e;
@@ -155,7 +167,10 @@ public final class GatewayServer implements AutoCloseable {
         counter(m, "vibridge.ib.packets", "InfiniBand packets", DeviceCounters::packetsOut, "direction", "out");
         counter(m, "vibridge.ib.packets", "InfiniBand packets", DeviceCounters::packetsIn, "direction", "in");
         m.gauge("vibridge.staging.slots.in.use", "Staging slots reserved by connections", pool, StagingPool::inUse);
-        m.gauge("vibridge.staging.slots.capacity", "Staging slots in all", pool, StagingPool::capacity);
+        m.gauge("vibridge.staging.slots.capacity", "Staging slots the pool may grow to (max-slots)", pool,
+                StagingPool::capacity);
+        m.gauge("vibridge.staging.slots.allocated", "Staging slots allocated and registered so far (chunks)", pool,
+                StagingPool::allocated);
     }
 
     private void counter(GatewayMetrics m, String name, String desc, ToDoubleFunction<DeviceCounters> f,

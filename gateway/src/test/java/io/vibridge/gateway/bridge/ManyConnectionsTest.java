@@ -23,19 +23,26 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
-/** 1,000 concurrent client connections through one gateway, each bridged and echoing. */
+/**
+ * 1,000 concurrent client connections through one gateway with the DEFAULT staging and limits settings
+ * (only addresses and the route are configured), each bridged and echoing; the staging pool starts empty
+ * and grows in chunks with use.
+ */
 class ManyConnectionsTest {
     static final int N = Integer.getInteger("vibridge.many.connections", 1000);
 
     @Test
     void thousandConcurrentConnections() throws Exception {
-        String cfgExtra = "staging { slot-size = 32784, slots = " + (2 * N + 16) + " }\n"
-                + "limits { max-connections = " + (N + 10) + ", buffer-per-connection = 65568 }";
+        String cfgExtra = "";
         try (EchoTarget target = new EchoTarget("127.0.0.73", 5000, 1, 32784);
                 GatewayServer g = GatewayServer.start(TestSupport.config("127.0.0.74",
                         "{ match = \"many\", target = \"127.0.0.73\", port = 5000, flowc = 1, receive-size = 32784, "
                                 + "receive-buffers = 1 }", cfgExtra));
                 ViNic nic = TestSupport.clientNic()) {
+            var staging = g.fabric().pool();
+            assertThat(g.fabric().config().stagingConnectionCapacity()).as("the defaults admit max-connections")
+                    .isGreaterThanOrEqualTo(g.fabric().config().limits().maxConnections());
+            assertThat(staging.allocated()).as("no staging memory before the first connection").isZero();
             ProtectionTag tag = nic.createPtag();
             MemoryRegion mr = nic.registerMemory(ByteBuffer.allocateDirect(N * 1024 + 4096),
                     new MemoryAttributes(tag, true, true));
@@ -59,6 +66,11 @@ class ManyConnectionsTest {
                 }
             }
             assertThat(g.fabric().bridgedConnections()).isEqualTo(N);
+            // memory grows only with use: whole chunks, never more than one chunk beyond what is reserved
+            int inUse = staging.inUse();
+            assertThat(inUse).isEqualTo(N * g.fabric().config().slotsPerConnection());
+            assertThat(staging.allocated()).isBetween(inUse, inUse + staging.chunkSlots() - 1);
+            assertThat(staging.allocated() % staging.chunkSlots()).isZero();
             assertThat(target.connections.get()).isEqualTo(N);
             // every connection carries a message both ways while all are open
             for (int i = 0; i < N; i++) {
@@ -76,6 +88,13 @@ class ManyConnectionsTest {
             }
             EndToEndTest.awaitTrue(() -> g.fabric().bridges().isEmpty());
             assertThat(g.fabric().pool().inUse()).isZero();
+            // a new connection takes slots from the chunks already made
+            int chunks = staging.chunks();
+            Vi again = nic.createVi(attrs, null, null);
+            again.connectRequest(Discriminator.ofUtf8("again"), new ViNetAddress(
+                    new InetSocketAddress("127.0.0.1", g.port()), Discriminator.ofUtf8("many")), T);
+            assertThat(staging.chunks()).isEqualTo(chunks);
+            again.disconnect();
         }
     }
 }

@@ -31,7 +31,6 @@ final class TestSupport {
         String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0 }\n"
                 + "admin { host = \"127.0.0.1\", port = 0 }\n"
                 + "infiniband { provider = soft, address = \"" + ib + "\", local-ack-timeout = 12, cm-response-timeout = 14, max-cm-retries = 2 }\n"
-                + "staging { slots = 256 }\n"
                 + "shutdown-grace = 5s\n"
                 + "routes = [" + routes + "]\n" + extra + "\n}";
         return GatewayConfig.from(ConfigFactory.parseString(hocon));

@@ -22,6 +22,15 @@ class ConfigTest {
         assertThat(c.shutdownGrace()).isEqualTo(Duration.ofSeconds(10));
         assertThat(c.slotsPerConnection()).isGreaterThan(c.routes().lookup("demo").get().target().parameters().receiveBuffers());
         assertThat(c.security().enabled()).isFalse();
+        // the default staging pool admits the default connection limit (grows on demand up to max-slots)
+        assertThat(c.staging().maxSlots()).isEqualTo(16384);
+        assertThat(c.stagingConnectionCapacity()).isGreaterThanOrEqualTo(c.limits().maxConnections());
+    }
+
+    @Test
+    void formerStagingSlotsKeyIsReadAsMaxSlots() {
+        GatewayConfig c = GatewayConfig.from(ConfigFactory.parseString("vibridge.gateway.staging.slots = 128"));
+        assertThat(c.staging().maxSlots()).isEqualTo(128);
     }
 
     @Test
@@ -45,6 +54,9 @@ class ConfigTest {
         "vi.incoming-timeout = 0s | vi.incoming-timeout",
         "staging.slot-size = 1024 | staging.slot-size",
         "staging.slots = 0 | staging.slots",
+        "staging.max-slots = 0 | staging.max-slots",
+        "staging.chunk-slots = 0 | staging.chunk-slots",
+        "'staging { max-slots = 10 }' | limits.buffer-per-connection",
         "limits.max-connections = 0 | limits.max-connections",
         "limits.connect-rate = -1 | limits.connect-rate",
         "limits.buffer-per-connection = 10KiB | limits.buffer-per-connection",

@@ -7,42 +7,63 @@ import java.nio.ByteBuffer;
 import java.util.EnumSet;
 
 /**
- * The gateway's staging memory: ONE direct buffer registered once with the verbs device (local
- * access only: never remotely reachable), sliced into fixed-size slots, plus a small control area of
- * 256-byte blocks for header-only FlowC 0 credit updates. Connections reserve their slots as a batch
- * when they are set up and give them back when their queue pair has flushed; the free list is an int
- * stack (no allocation). The only lock in the data path is this pool's monitor, taken at connection
- * setup and teardown, never per message.
+ * The gateway's staging memory: fixed-size slots carved from chunks, each chunk ONE direct buffer
+ * registered once with the verbs device when it is created (local access only: never remotely
+ * reachable). The pool starts empty and grows on demand, one chunk of {@code chunkSlots} slots at a
+ * time, up to {@code maxSlots}; slots are handed out from all chunks. Chunks are kept until the
+ * gateway stops (no re-registration churn when load comes and goes; the high-water mark is what the
+ * {@code vibridge_staging_slots_allocated} gauge shows). Beside the slots, a small control area of
+ * 256-byte blocks for header-only FlowC 0 credit updates, one block per connection, allocated at start.
+ *
+ * <p>Connections reserve their slots as a batch when they are set up and give them back when their
+ * queue pair has flushed; the free list is an int stack (no allocation). The only lock in the data
+ * path is this pool's monitor, taken at connection setup and teardown, never per message.
+ *
+ * <p>A slot id names its chunk ({@code id / chunkSlots}); {@link #buffer(int)}, {@link #region(int)}
+ * and {@link #offset(int)} locate it.
  */
 public final class StagingPool implements AutoCloseable {
     /** Bytes of one control block. */
     public static final int CONTROL_BLOCK = 256;
 
+    private final ProtectionDomain pd;
     private final int slotSize;
-    private final int slots;
-    private final int controlBlocks;
-    private final ByteBuffer buffer;
-    private final MemoryRegion region;
+    private final int maxSlots;
+    private final int chunkSlots;
+    private final ByteBuffer[] buffers;
+    private final MemoryRegion[] regions;
+    private int chunks;
+    private int allocated;
     private final int[] free;
     private int freeTop;
+    private final ByteBuffer controlBuffer;
+    private final MemoryRegion controlRegion;
     private final int[] freeControl;
     private int freeControlTop;
 
-    public StagingPool(ProtectionDomain pd, int slotSize, int slots, int controlBlocks) {
+    /**
+     * @param slotSize bytes per slot
+     * @param maxSlots most slots the pool ever holds
+     * @param chunkSlots slots per chunk (one registered buffer each; at most 2 GiB)
+     * @param controlBlocks credit-update control blocks (one per connection at most)
+     */
+    public StagingPool(ProtectionDomain pd, int slotSize, int maxSlots, int chunkSlots, int controlBlocks) {
+        if (slotSize <= 0 || maxSlots <= 0 || chunkSlots <= 0 || controlBlocks < 0) {
+            throw new IllegalArgumentException("staging sizes must be positive");
+        }
+        if ((long) slotSize * chunkSlots > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("staging chunk too large: " + (long) slotSize * chunkSlots);
+        }
+        this.pd = pd;
         this.slotSize = slotSize;
-        this.slots = slots;
-        this.controlBlocks = controlBlocks;
-        long total = (long) slotSize * slots + (long) controlBlocks * CONTROL_BLOCK;
-        if (total > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("staging area too large: " + total);
-        }
-        buffer = ByteBuffer.allocateDirect((int) total);
-        region = pd.registerMemory(buffer, EnumSet.of(Access.LOCAL_WRITE));
-        free = new int[slots];
-        for (int i = 0; i < slots; i++) {
-            free[i] = slots - 1 - i;
-        }
-        freeTop = slots;
+        this.maxSlots = maxSlots;
+        this.chunkSlots = Math.min(chunkSlots, maxSlots);
+        int maxChunks = (maxSlots + this.chunkSlots - 1) / this.chunkSlots;
+        this.buffers = new ByteBuffer[maxChunks];
+        this.regions = new MemoryRegion[maxChunks];
+        this.free = new int[maxSlots];
+        controlBuffer = ByteBuffer.allocateDirect(Math.max(1, controlBlocks) * CONTROL_BLOCK);
+        controlRegion = pd.registerMemory(controlBuffer, EnumSet.of(Access.LOCAL_WRITE));
         freeControl = new int[controlBlocks];
         for (int i = 0; i < controlBlocks; i++) {
             freeControl[i] = controlBlocks - 1 - i;
@@ -50,35 +71,69 @@ public final class StagingPool implements AutoCloseable {
         freeControlTop = controlBlocks;
     }
 
-    public MemoryRegion region() {
-        return region;
+    /** The registered region holding {@code slot}. */
+    public MemoryRegion region(int slot) {
+        return regions[slot / chunkSlots];
     }
 
-    /** The registered buffer (absolute access only: its position is never moved). */
-    public ByteBuffer buffer() {
-        return buffer;
+    /** The registered buffer holding {@code slot} (absolute access only: its position is never moved). */
+    public ByteBuffer buffer(int slot) {
+        return buffers[slot / chunkSlots];
+    }
+
+    /** Byte offset of {@code slot} in {@link #buffer(int)} / {@link #region(int)}. */
+    public int offset(int slot) {
+        return (slot % chunkSlots) * slotSize;
     }
 
     public int slotSize() {
         return slotSize;
     }
 
+    /** The most slots the pool may hold (staging.max-slots). */
     public int capacity() {
-        return slots;
+        return maxSlots;
     }
 
-    /** Byte offset of slot {@code slot} in {@link #buffer()} / {@link #region()}. */
-    public int offset(int slot) {
-        return slot * slotSize;
+    /** Slots per chunk. */
+    public int chunkSlots() {
+        return chunkSlots;
     }
 
-    /** Byte offset of control block {@code block}. */
+    /** Slots in the chunks created so far (the memory actually allocated and registered). */
+    public synchronized int allocated() {
+        return allocated;
+    }
+
+    /** Chunks created so far. */
+    public synchronized int chunks() {
+        return chunks;
+    }
+
+    /** The control area (credit-update headers). */
+    public MemoryRegion controlRegion() {
+        return controlRegion;
+    }
+
+    public ByteBuffer controlBuffer() {
+        return controlBuffer;
+    }
+
+    /** Byte offset of control block {@code block} in {@link #controlBuffer()}. */
     public int controlOffset(int block) {
-        return slots * slotSize + block * CONTROL_BLOCK;
+        return block * CONTROL_BLOCK;
     }
 
-    /** Reserves {@code n} slots into {@code out[0..n)}; false (nothing taken) when fewer are free. */
+    /**
+     * Reserves {@code n} slots into {@code out[0..n)}, creating chunks if needed (up to the maximum);
+     * false (nothing taken) when they cannot be had.
+     *
+     * @throws RuntimeException from the verbs device if registering a new chunk fails (nothing taken)
+     */
     public synchronized boolean reserve(int n, int[] out) {
+        while (freeTop < n && chunks < buffers.length) {
+            addChunk();
+        }
         if (freeTop < n) {
             return false;
         }
@@ -86,6 +141,20 @@ public final class StagingPool implements AutoCloseable {
             out[i] = free[--freeTop];
         }
         return true;
+    }
+
+    private void addChunk() {
+        int first = chunks * chunkSlots;
+        int count = Math.min(chunkSlots, maxSlots - first);
+        ByteBuffer b = ByteBuffer.allocateDirect(count * slotSize);
+        MemoryRegion r = pd.registerMemory(b, EnumSet.of(Access.LOCAL_WRITE));
+        buffers[chunks] = b;
+        regions[chunks] = r;
+        chunks++;
+        allocated += count;
+        for (int i = count - 1; i >= 0; i--) {
+            free[freeTop++] = first + i;
+        }
     }
 
     /** Gives back {@code n} slots of {@code slots}. */
@@ -108,11 +177,14 @@ public final class StagingPool implements AutoCloseable {
 
     /** Slots currently reserved by connections. */
     public synchronized int inUse() {
-        return slots - freeTop;
+        return allocated - freeTop;
     }
 
     @Override
-    public void close() {
-        region.close();
+    public synchronized void close() {
+        for (int i = 0; i < chunks; i++) {
+            regions[i].close();
+        }
+        controlRegion.close();
     }
 }
