@@ -51,6 +51,7 @@ public final class VerbsBench implements Callable<Integer> {
     static final long SID = 0x0000000001060000L + 18515;
     static final int UDP_BASELINE_PORT = 4800;
     static final long SETUP_SID = SID + 1;
+    static final int RECV_DEPTH = 16;
 
     @Option(names = "--role", description = "orchestrate | server | client (default: ${DEFAULT-VALUE})")
     String role = "orchestrate";
@@ -144,14 +145,16 @@ public final class VerbsBench implements Callable<Integer> {
     private int server() throws Exception {
         try (VerbsDevice dev = Verbs.open(config(serverIp))) {
             ProtectionDomain pd = dev.allocateProtectionDomain();
-            CompletionQueue cq = dev.createCompletionQueue(16 * depth);
-            QueuePair qp = pd.createQueuePair(new QpInitAttributes(cq, cq, depth, 4 * depth));
+            // RECV_DEPTH x depth receives: the responder consumes them at line rate while this thread, on a
+            // loaded host, may be descheduled; running out means RNR NAKs (and a window resent after each)
+            CompletionQueue cq = dev.createCompletionQueue((RECV_DEPTH + 4) * depth);
+            QueuePair qp = pd.createQueuePair(new QpInitAttributes(cq, cq, depth, RECV_DEPTH * depth));
             MemoryRegion target = pd.registerMemory(ByteBuffer.allocateDirect(depth * size),
                     EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-            MemoryRegion recv = pd.registerMemory(ByteBuffer.allocateDirect(4 * depth * size), EnumSet.of(Access.LOCAL_WRITE));
+            MemoryRegion recv = pd.registerMemory(ByteBuffer.allocateDirect(RECV_DEPTH * depth * size), EnumSet.of(Access.LOCAL_WRITE));
             MemoryRegion echo = pd.registerMemory(ByteBuffer.allocateDirect(64), EnumSet.of(Access.LOCAL_WRITE));
             ReceiveWorkRequest rwr = new ReceiveWorkRequest();
-            for (int i = 0; i < 4 * depth; i++) {
+            for (int i = 0; i < RECV_DEPTH * depth; i++) {
                 qp.postRecv(rwr.set(i, recv, i * size, size));
             }
             DatagramChannel udp = DatagramChannel.open(StandardProtocolFamily.INET);
