@@ -274,6 +274,11 @@ public final class Bridge implements ConnectionPeer {
         return context;
     }
 
+    /** Cut-through operations accepted and not yet handed to the VI engine (tests; any thread). */
+    int cutThroughQueued() {
+        return cut == null ? 0 : cut.queue.size();
+    }
+
     /** The client's TCP port (tests). */
     int clientPort() {
         return clientPort;

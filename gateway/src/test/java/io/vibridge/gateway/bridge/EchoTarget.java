@@ -52,6 +52,7 @@ final class EchoTarget implements AutoCloseable {
     static final int CUT_WRITE = 0x43555457; // "CUTW"
     static final int CUT_READ = 0x43555452;  // "CUTR"
     static final int CUT_SEND_THEN_WRITE = 0x43555453; // "CUTS": echo the command (SEND), then RDMA WRITE
+    static final int CUT_SEND_THEN_READ = 0x43555451;  // "CUTQ": echo the command (SEND), then RDMA READ
     volatile boolean reject;
     /** Flood mode: after the connection is up, SEND 64 KiB messages (FlowC 1) without end. */
     volatile boolean flood;
@@ -65,6 +66,8 @@ final class EchoTarget implements AutoCloseable {
     volatile java.util.concurrent.CountDownLatch cutsGate;
     /** Successful RDMA WRITE completions (cut-through writes acknowledged by the gateway). */
     final AtomicInteger writesDone = new AtomicInteger();
+    /** Successful CUTQ RDMA READs. */
+    final AtomicInteger readsDone = new AtomicInteger();
     private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "echo-target");
         t.setDaemon(true);
@@ -215,6 +218,10 @@ final class EchoTarget implements AutoCloseable {
                 writesDone.incrementAndGet();
                 return;
             }
+            if (wc.opcode == WcOpcode.RDMA_READ && wc.wrId == -4) {
+                readsDone.incrementAndGet(); // CUTQ
+                return;
+            }
             if (wc.opcode == WcOpcode.RDMA_READ) {
                 int s2 = (int) (wc.wrId - READ_BASE);
                 java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
@@ -273,7 +280,8 @@ final class EchoTarget implements AutoCloseable {
                 }
                 swr.set(-3, WrOpcode.RDMA_WRITE, rdma, 0, len).remote(va, rkey).signaled(true);
                 qp.postSend(swr);
-            } else if (n >= 20 && b.getInt(off) == CUT_SEND_THEN_WRITE) {
+            } else if (n >= 20 && (b.getInt(off) == CUT_SEND_THEN_WRITE || b.getInt(off) == CUT_SEND_THEN_READ)) {
+                boolean read = b.getInt(off) == CUT_SEND_THEN_READ;
                 // command: the echo SEND first, then an RDMA WRITE of the pattern to the client's memory
                 cutsArrived.incrementAndGet();
                 java.util.concurrent.CountDownLatch gate = cutsGate;
@@ -295,7 +303,11 @@ final class EchoTarget implements AutoCloseable {
                 if (!pending.isEmpty()) {
                     throw new IllegalStateException("CUTS: no credit for the echo SEND");
                 }
-                swr.set(-3, WrOpcode.RDMA_WRITE, rdma, 0, len).remote(va, rkey).signaled(true);
+                if (read) {
+                    swr.set(-4, WrOpcode.RDMA_READ, rdma, 0, len).remote(va, rkey).signaled(true);
+                } else {
+                    swr.set(-3, WrOpcode.RDMA_WRITE, rdma, 0, len).remote(va, rkey).signaled(true);
+                }
                 qp.postSend(swr);
                 return;
             } else if (n >= 20 && b.getInt(off) == CUT_READ) {

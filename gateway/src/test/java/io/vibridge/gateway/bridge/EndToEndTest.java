@@ -282,6 +282,60 @@ class EndToEndTest {
         }
     }
 
+    /**
+     * As {@link #targetWriteAfterASendStaysBehindIt} for an RDMA READ (a READ cannot be refused: it waits in the
+     * cut-through queue): the client must get the Send before the RDMA Read Request.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1})
+    void targetReadAfterASendStaysBehindIt(int flowc) throws Exception {
+        try (var tap = new SegmentTap(gateway.port());
+                var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
+            c.connect(tap.port(), "echo" + flowc);
+            Bridge bridge = gateway.fabric().bridges().stream()
+                    .filter(b -> b.clientPort() == tap.upstreamPort()).findFirst().orElseThrow();
+            int area = c.sendArea(3);
+            int len = 5_000;
+            int readsBefore = target.readsDone.get();
+            int arrivedBefore = target.cutsArrived.get();
+            var targetGate = new java.util.concurrent.CountDownLatch(1);
+            var loopGate = new java.util.concurrent.CountDownLatch(1);
+            var loopBlocked = new java.util.concurrent.CountDownLatch(1);
+            target.cutsGate = targetGate;
+            try {
+                int at = c.sendArea(0);
+                c.mr.buffer().putInt(at, EchoTarget.CUT_SEND_THEN_READ).putLong(at + 4, c.mr.address(area))
+                        .putInt(at + 12, c.mr.handle()).putInt(at + 16, len);
+                c.vi.postSend(Descriptor.send().data(c.mr, at, 20));
+                assertThat(c.vi.sendWait(T).isError()).isFalse();
+                awaitTrue(() -> target.cutsArrived.get() > arrivedBefore);
+                bridge.context().runOnContext(v -> {
+                    loopBlocked.countDown();
+                    try {
+                        loopGate.await(T.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                assertThat(loopBlocked.await(T.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                targetGate.countDown(); // the target posts its SEND, then its READ
+                awaitTrue(() -> bridge.cutThroughQueued() > 0); // the READ reached the gateway behind the SEND
+            } finally {
+                target.cutsGate = null;
+                targetGate.countDown();
+                loopGate.countDown();
+            }
+            Descriptor rx = c.vi.recvWait(T);
+            assertThat(rx.isError()).isFalse();
+            assertThat(rx.length()).isEqualTo(20);
+            awaitTrue(() -> target.readsDone.get() > readsBefore);
+            List<Integer> types = tap.types();
+            assertThat(types).contains(0, 2);
+            assertThat(types.indexOf(0)).as("segment types to the client %s: the Send before the RDMA Read Request",
+                    types).isLessThan(types.indexOf(2));
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("levels")
     void targetRefusingAnRdmaWriteIsAnErrorForThatMessage(ReliabilityLevel level, int flowc) throws Exception {
