@@ -118,6 +118,35 @@ class LosslessBulkTest {
         }
     }
 
+    @Test
+    void aReceiverWithoutReceivesCostsOnePacketPerRnrWaitNotAWindow() throws Exception {
+        // the passive side answers RNR with timer code 1 (10 us): the requester retries very often
+        try (Connected c = new Connected(2 << 20, 32, null, null)) {
+            DeviceCounters before = c.devA.counters();
+            for (int i = 0; i < 16; i++) {              // 256 packets: the first window is in flight at the first RNR NAK
+                c.a.post(new SendWorkRequest().set(i, WrOpcode.SEND, c.a.mr, i * 65536, 65536));
+            }
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (c.devA.counters().rnrWaits() - before.rnrWaits() < 8 && System.nanoTime() < end) {
+                Thread.sleep(1);
+            }
+            long waits = c.devA.counters().rnrWaits() - before.rnrWaits();
+            assertThat(waits).isGreaterThanOrEqualTo(8);
+            for (int i = 0; i < 16; i++) {
+                c.b.postRecv(i, i * 65536, 65536);
+            }
+            for (int i = 0; i < 16; i++) {
+                assertThat(c.a.next(120).status).isEqualTo(WcStatus.SUCCESS);
+                assertThat(c.b.next(120).byteLength).isEqualTo(65536);
+            }
+            DeviceCounters a = c.devA.counters();
+            long rnr = a.rnrWaits() - before.rnrWaits();
+            // the window dropped behind the first RNR NAK is resent once (< 128), then one packet per wait
+            assertThat(a.retransmissions() - before.retransmissions()).isLessThanOrEqualTo(128 + rnr);
+            assertThat(c.b.mr.buffer().slice(0, 1 << 20)).isEqualTo(c.a.mr.buffer().slice(0, 1 << 20));
+        }
+    }
+
     /** {@code MESSAGES} messages of {@code SIZE}, {@code DEPTH} outstanding; the receiver reposts as it goes. */
     private static void stream(Endpoint a, Endpoint b, WrOpcode op) throws InterruptedException {
         boolean send = op == WrOpcode.SEND;

@@ -67,6 +67,10 @@ final class RcRequester {
      */
     private boolean probing;
     private int probePsn;
+    /** A late ACK moved compPsn while probing: probe again at {@code reprobeAt} unless the probe's answer comes first. */
+    private long reprobeAt;
+    private boolean reprobeScheduled;
+    private final Runnable reprobeTask = this::onReprobeTimer;
     private boolean ackBeyondRead;
     private int ackBeyondPsn;
     private long timeoutNanos;
@@ -279,7 +283,10 @@ final class RcRequester {
         synchronized (qp) {
             rnrWait = false;
             if (qp.state == QpState.RTS) {
+                // IBA 9.7.5.2.8: resume at the NAKed PSN; probe with that one packet first, so that a receiver
+                // still without a receive WQE NAKs one packet again instead of dropping a window behind it
                 rewind();
+                probing = true;
                 pump();
             }
         }
@@ -362,8 +369,33 @@ final class RcRequester {
         boolean moved = compPsn != before;
         if (head == tail || Psn.compare(compPsn, highestSent) > 0 || !moved || psn == probePsn) {
             probing = false;
+            pump();
+            return;
         }
-        pump();
+        // late ACKs come in a burst after a stall and the probe's own answer follows them: wait a little
+        // (each further ACK pushes the deadline) before probing at the new compPsn
+        long delay = Math.max(100_000L, Math.min(timeoutNanos / 16, 2_000_000L));
+        reprobeAt = System.nanoTime() + delay;
+        if (!reprobeScheduled) {
+            reprobeScheduled = true;
+            qp.device.timers().schedule(reprobeTask, delay, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void onReprobeTimer() {
+        synchronized (qp) {
+            reprobeScheduled = false;
+            if (!probing || qp.state != QpState.RTS || rnrWait) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (now - reprobeAt < 0) {
+                reprobeScheduled = true;
+                qp.device.timers().schedule(reprobeTask, reprobeAt - now, TimeUnit.NANOSECONDS);
+                return;
+            }
+            pump();                                   // one packet at compPsn, AckReq set
+        }
     }
 
     private void onRnrNak(int psn, int timerCode) {
