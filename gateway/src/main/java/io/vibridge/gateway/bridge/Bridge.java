@@ -543,8 +543,8 @@ public final class Bridge implements ConnectionPeer {
                     readResponseSent();
                 } else if (type == 0 && eom && cut != null && cut.sendsHeld > 0) {
                     // a target SEND went to the client (the engine writes them in order): RDMA queued behind it may go
-                    if (--cut.sendsHeld == 0) {
-                        context.runOnContext(v -> onCutThrough());
+                    if (--cut.sendsHeld == 0 && !cut.queue.isEmpty()) {
+                        context.runOnContext(v -> onCutThrough()); // READs that waited (no allocation otherwise)
                     }
                 }
                 engine.written();
