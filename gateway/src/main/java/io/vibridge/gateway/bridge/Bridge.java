@@ -6,6 +6,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.buffer.BufferInternal;
+import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetSocket;
 import io.vibridge.cm.CmFormatException;
 import io.vibridge.cm.hello.FlowControl;
@@ -100,6 +101,8 @@ public final class Bridge implements ConnectionPeer {
     private final Context context;
     private final Executor onContext;
     private final NetSocket socket;
+    /** The same socket, for writing pooled Netty buffers without a wrapper (null if Vert.x hands another kind). */
+    private final NetSocketInternal raw;
     final long id;
     private final InetAddress clientAddress;
     private final int clientPort;
@@ -110,8 +113,6 @@ public final class Bridge implements ConnectionPeer {
 
     // route and IB side
     private Route route;
-    private String routeName = "";
-    private String targetName = "";
     private boolean flowC0;
     private CompletionQueue cq;
     private QueuePair qp;
@@ -203,6 +204,7 @@ public final class Bridge implements ConnectionPeer {
         this.context = vertx.getOrCreateContext();
         this.onContext = r -> context.runOnContext(v -> r.run());
         this.socket = socket;
+        this.raw = socket instanceof NetSocketInternal si ? si : null;
         this.id = fabric.nextId();
         InetAddress a;
         try {
@@ -239,8 +241,23 @@ public final class Bridge implements ConnectionPeer {
     // ============================================================================ admin
 
     public ConnectionInfo info() {
-        return new ConnectionInfo(id, clientAddress.getHostAddress() + ":" + clientPort, routeName, targetName,
+        return new ConnectionInfo(id, clientAddress.getHostAddress() + ":" + clientPort, routeName(), targetName(),
                 phase.name(), bytesIn, bytesOut, openedAtMillis);
+    }
+
+    /** The route's discriminator as text ("" before the Connect Request): built on demand, not per connection. */
+    private String routeName() {
+        Route r = route;
+        return r == null ? "" : r.discriminator().toString();
+    }
+
+    private String targetName() {
+        Route r = route;
+        if (r == null) {
+            return "";
+        }
+        RouteTarget t = r.target();
+        return t.address().getHostAddress() + ":" + t.port() + "/0x" + Long.toHexString(t.serviceId().value());
     }
 
     /** Runs the output pump on the bridge's context (diagnostics). */
@@ -570,6 +587,12 @@ public final class Bridge implements ConnectionPeer {
     }
 
     private void write(ByteBuf out) {
+        if (raw != null) {
+            // the pooled buffer goes to Netty as it is, which releases it once written (or the channel closed):
+            // no Buffer wrapper and no completion listener per segment
+            raw.writeMessage(out);
+            return;
+        }
         // Vert.x writes an unreleasable duplicate of the buffer: the pooled buffer is ours to release once
         // the bytes went to the socket
         socket.write(BufferInternal.buffer(out)).onComplete(ar -> out.release());
@@ -593,8 +616,6 @@ public final class Bridge implements ConnectionPeer {
         }
         route = found.get();
         RouteTarget t = route.target();
-        routeName = route.discriminator().toString();
-        targetName = t.address().getHostAddress() + ":" + t.port() + "/0x" + Long.toHexString(t.serviceId().value());
         flowC0 = t.parameters().flowControl() == FlowControl.TRANSPORT;
         // VITCP-PROFILE §5: a gateway holding a key (global or the route's) rejects unsigned or badly signed requests
         signer = fabric.routeSigners.getOrDefault(route.discriminator(), fabric.globalSigner);
@@ -726,7 +747,9 @@ public final class Bridge implements ConnectionPeer {
                 ib.maxCmRetries(), ib.pathMtu(), 12);
         phase = Phase.CONNECTING_TARGET;
         cmStart = System.nanoTime();
-        log.debug("conn {} CM REQ to {} ({})", id, targetName, t.parameters().cmFormat());
+        if (log.isDebugEnabled()) {
+            log.debug("conn {} CM REQ to {} ({})", id, targetName(), t.parameters().cmFormat());
+        }
         cmId = fabric.device.connectionManager().connect(p, qp, this::onCmEvent, onContext);
     }
 
@@ -832,8 +855,12 @@ public final class Bridge implements ConnectionPeer {
         }
         fabric.metrics.connectionOpened();
         fabric.metrics.connectSetup(System.nanoTime() - requestAt);
-        log.info("conn {} {}:{} bridged to {} route {} ({} FlowC {} MTU {})", id, clientAddress.getHostAddress(),
-                clientPort, targetName, routeName, level, flowC0 ? 0 : 1, mtu);
+        // per-connection lines are DEBUG: at thousands of connections per second console lines cost more than the
+        // setup itself; GatewayServer logs a periodic INFO summary (connections opened/closed/open)
+        if (log.isDebugEnabled()) {
+            log.debug("conn {} {}:{} bridged to {} route {} ({} FlowC {} MTU {})", id,
+                    clientAddress.getHostAddress(), clientPort, targetName(), routeName(), level, flowC0 ? 0 : 1, mtu);
+        }
     }
 
     @Override
@@ -1013,7 +1040,7 @@ public final class Bridge implements ConnectionPeer {
         if (cause == BreakCause.PROTOCOL_ERROR || cause == BreakCause.LOCAL_RECEIVE_ERROR) {
             log.warn("conn {} {}:{} disconnected: {}", id, clientAddress.getHostAddress(), clientPort, why);
         } else {
-            log.info("conn {} VI connection ended: {}", id, why);
+            log.debug("conn {} VI connection ended: {}", id, why);
         }
         beginDrain();
     }
@@ -1577,7 +1604,7 @@ public final class Bridge implements ConnectionPeer {
         }
         if (ibUp) {
             fabric.metrics.connectionClosed();
-            log.info("conn {} closed ({}), {} bytes in, {} bytes out", id, closeReason, bytesIn, bytesOut);
+            log.debug("conn {} closed ({}), {} bytes in, {} bytes out", id, closeReason, bytesIn, bytesOut);
         }
         fabric.bridges.remove(this);
     }

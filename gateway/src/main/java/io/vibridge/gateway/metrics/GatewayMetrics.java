@@ -94,6 +94,16 @@ public final class GatewayMetrics {
         disconnects.increment();
     }
 
+    /** Connections bridged since start (the periodic summary line). */
+    public long openedTotal() {
+        return (long) connectionsOpened.count();
+    }
+
+    /** Bridged connections closed since start. */
+    public long closedTotal() {
+        return (long) disconnects.count();
+    }
+
     public long activeConnections() {
         return activeConnections.get();
     }

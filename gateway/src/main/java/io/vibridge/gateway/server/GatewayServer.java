@@ -2,7 +2,10 @@ package io.vibridge.gateway.server;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
@@ -45,12 +48,16 @@ public final class GatewayServer implements AutoCloseable {
     private final Fabric fabric;
     private final ConnectRateLimiter rate;
     private final boolean ownsVertx;
-    private NetServer server;
+    /** One listener per event loop (Vert.x shares the port among them, round robin per accepted socket). */
+    private final List<NetServer> servers = new ArrayList<>();
     private AdminServer admin;
     private int port;
     private int adminPort;
     private volatile boolean ready;
     private volatile boolean closed;
+    private long summaryTimer = -1;
+    private long summaryOpened;
+    private long summaryClosed;
 
     private GatewayServer(GatewayConfig config, Vertx vertx, boolean ownsVertx) {
         this.config = config;
@@ -116,14 +123,60 @@ public final class GatewayServer implements AutoCloseable {
     private void bind() {
         NetServerOptions o = new NetServerOptions().setTcpNoDelay(true).setReuseAddress(true)
                 .setHost(config.listen().host()).setPort(config.listen().port()).setAcceptBacklog(4096);
-        server = vertx.createNetServer(o).connectHandler(this::onConnect);
-        port = await(server.listen()).actualPort();
+        // each Bridge runs on the event loop of the listener that accepted its socket: a single listener would
+        // put every connection's setup (CQ, QP, CM REQ, VI segments) on one thread, so bind one per core
+        // Vert.x shares a bound port among the listeners of one Vertx; port 0 is never shared, a negative
+        // port is one OS-chosen port shared by every listener asking for that same negative value: one value
+        // per gateway, so two gateways on one Vertx never share theirs
+        if (o.getPort() == 0) {
+            o.setPort(-RANDOM_PORT_KEYS.incrementAndGet());
+        }
+        port = listenOn(o);
+        for (int i = 1; i < LISTENERS; i++) {
+            listenOn(o);
+        }
         admin = new AdminServer(vertx, registry, () -> ready && !closed, this::connections);
         adminPort = await(admin.start(config.admin().host(), config.admin().port()));
         ready = true;
+        summaryTimer = vertx.setPeriodic(SUMMARY_MILLIS, t -> summary());
         log.info("gateway listening for VI/TCP on {}:{}, admin on {}:{}, InfiniBand device {} ({}) at {}",
                 config.listen().host(), port, config.admin().host(), adminPort, device.name(), device.providerName(),
                 device.address().getHostAddress());
+    }
+
+    private static final long SUMMARY_MILLIS = 10_000;
+
+    /** One INFO line per period with connection activity (the per-connection lines are DEBUG). */
+    private void summary() {
+        GatewayMetrics m = fabric.metrics();
+        long opened = m.openedTotal();
+        long closedNow = m.closedTotal();
+        if (opened != summaryOpened || closedNow != summaryClosed) {
+            log.info("connections: {} bridged, {} closed in the last {} s; {} open", opened - summaryOpened,
+                    closedNow - summaryClosed, SUMMARY_MILLIS / 1000, m.activeConnections());
+            summaryOpened = opened;
+            summaryClosed = closedNow;
+        }
+    }
+
+    private static final java.util.concurrent.atomic.AtomicInteger RANDOM_PORT_KEYS =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    private static final int LISTENERS = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), 8));
+
+    /** Binds one listener on a fresh event-loop context (the next event loop, round robin); its port. */
+    private int listenOn(NetServerOptions o) {
+        ContextInternal ctx = ((VertxInternal) vertx).createEventLoopContext();
+        Promise<NetServer> bound = Promise.promise();
+        NetServerOptions copy = new NetServerOptions(o);
+        ctx.runOnContext(v -> {
+            NetServer s = vertx.createNetServer(copy).connectHandler(this::onConnect);
+            synchronized (servers) {
+                servers.add(s);
+            }
+            s.listen().onComplete(bound);
+        });
+        return await(bound.future()).actualPort();
     }
 
     private static <T> T await(io.vertx.core.Future<T> f) {
@@ -219,6 +272,9 @@ public final class GatewayServer implements AutoCloseable {
         }
         closed = true;
         ready = false;
+        if (summaryTimer >= 0) {
+            vertx.cancelTimer(summaryTimer);
+        }
         // new connections are closed at once from here on (closed = true); the listener itself is closed
         // after the drain, because closing a Vert.x NetServer closes its open connections too
         Duration grace = config.shutdownGrace();
@@ -243,9 +299,13 @@ public final class GatewayServer implements AutoCloseable {
         if (!fabric.bridges().isEmpty()) {
             log.warn("{} connections still hold resources at shutdown", fabric.bridges().size());
         }
-        if (server != null) {
+        List<NetServer> listeners;
+        synchronized (servers) {
+            listeners = List.copyOf(servers);
+        }
+        for (NetServer s : listeners) {
             try {
-                await(server.close());
+                await(s.close());
             } catch (RuntimeException e) {
                 log.debug("listener close: {}", e.toString());
             }
