@@ -1413,9 +1413,12 @@ public final class Bridge implements ConnectionPeer {
     private void onIbDisconnected() {
         ibDown = true;
         if (closeReason == null) {
+            // the target's own disconnect: worth a line; the answer to our DREQ (client gone) is routine
             closeReason = "target disconnected";
+            log.info("conn {} target side disconnected", id);
+        } else {
+            log.debug("conn {} target side disconnected ({})", id, closeReason);
         }
-        log.info("conn {} target side disconnected", id);
         drainCq();
         if (phase == Phase.CONNECTING_TARGET) {
             targetFailed(RejectReason.TARGET_UNREACHABLE, IsCode.REMOTE_TRANSPORT_ERROR, "target disconnected");
