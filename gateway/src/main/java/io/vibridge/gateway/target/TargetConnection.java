@@ -149,7 +149,7 @@ final class TargetConnection {
     void established() {
         if (state == State.ACCEPTED) {
             state = State.ESTABLISHED;
-            LOG.info("conn {} established", connId);
+            LOG.debug("conn {} established", connId);
             if (mode == TargetMode.SOURCE) {
                 startSource(0);
             }
@@ -516,7 +516,7 @@ final class TargetConnection {
             return;
         }
         state = State.CLOSED;
-        LOG.info("conn {} {}: received {} messages / {} B, sent {} messages / {} B", connId, why, rxMessages, rxBytes,
+        LOG.debug("conn {} {}: received {} messages / {} B, sent {} messages / {} B", connId, why, rxMessages, rxBytes,
                 txMessages, txBytes);
         release();
         svc.released(this, (long) bufs * size + EXTRA);

@@ -171,9 +171,34 @@ public final class TargetService implements AutoCloseable {
                     break;
                 }
             }
+            if (worked) {
+                maybeSummary();
+            }
             if (!worked && tasks.isEmpty() && ready.isEmpty()) {
                 LockSupport.park(this);
             }
+        }
+    }
+
+    private static final long SUMMARY_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private long summaryAt = System.nanoTime();
+    private long summaryAccepted;
+    private long summaryClosed;
+
+    /** One INFO line per 10 s with connection activity (loop thread; the stop line gives the totals). */
+    private void maybeSummary() {
+        long now = System.nanoTime();
+        if (now - summaryAt < SUMMARY_NANOS) {
+            return;
+        }
+        summaryAt = now;
+        long a = accepted.get();
+        long c = closed.get();
+        if (a != summaryAccepted || c != summaryClosed) {
+            LOG.info("connections: {} accepted, {} closed in the last {} s; {} open", a - summaryAccepted,
+                    c - summaryClosed, TimeUnit.NANOSECONDS.toSeconds(SUMMARY_NANOS), active);
+            summaryAccepted = a;
+            summaryClosed = c;
         }
     }
 
@@ -284,7 +309,8 @@ public final class TargetService implements AutoCloseable {
             return;
         }
         accepted.incrementAndGet();
-        LOG.info("conn {} accepted on {} from {} client {}: {} receives of {} B, FlowC {}, mode {}", connId, sid,
+        // per-connection lines are DEBUG (thousands of connects per second); run() logs a periodic summary
+        LOG.debug("conn {} accepted on {} from {} client {}: {} receives of {} B, FlowC {}, mode {}", connId, sid,
                 r.source().getHostAddress(), who, bufs, size, flowC.wireValue(), config.mode().name().toLowerCase());
     }
 
