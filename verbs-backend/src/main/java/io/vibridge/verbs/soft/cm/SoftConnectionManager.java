@@ -40,9 +40,11 @@ import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +53,10 @@ import org.slf4j.LoggerFactory;
  * machines per §5.10 (MRA is understood when received but never sent: we answer REQs as soon as the
  * application decides). One monitor (this object) guards the listen table and all ids; events go to
  * the id's executor (default: the device event thread), never run under the monitor.
+ *
+ * <p>Packets and events decided under the monitor go to an outbox (in decision order) and leave it
+ * after the monitor is released: the receive thread, which takes the monitor for every CM packet,
+ * never waits for another thread's UDP send or event hand-off (see {@link #flush()}).
  */
 public final class SoftConnectionManager implements ConnectionManager {
     private static final Logger LOG = LoggerFactory.getLogger(SoftConnectionManager.class);
@@ -79,12 +85,24 @@ public final class SoftConnectionManager implements ConnectionManager {
     private final Map<Integer, Id> byLocal = new HashMap<>();
     private final Map<RemoteKey, Id> byRemote = new HashMap<>();
     private final Gid localGid;
+    /** Packets ({@link Outgoing}) and events ({@link Emit}) in the order they were decided under the monitor. */
+    private final ConcurrentLinkedQueue<Object> outbox = new ConcurrentLinkedQueue<>();
+    /** Held by the one thread draining the outbox; guards tx, writer, icrc and udPsn. */
+    private final ReentrantLock outLock = new ReentrantLock();
     private final ByteBuffer tx = ByteBuffer.allocateDirect(512);
     private final PacketWriter writer = new PacketWriter();
     private final Icrc icrc = new Icrc();
     private final int tidHigh;
     private int udPsn;
     private boolean shutdown;
+
+    /** A CM MAD to send as a UD SEND Only to QP1 of {@code to}. */
+    private record Outgoing(CmMessage message, long tid, InetAddress to) {
+    }
+
+    /** An event for its id's handler, handed to the id's executor. */
+    private record Emit(Id id, CmEvent event) {
+    }
 
     private record RemoteKey(InetAddress address, int commId) {
     }
@@ -116,6 +134,14 @@ public final class SoftConnectionManager implements ConnectionManager {
         if (!(qp instanceof RcQueuePair rq) || qp.state() != QpState.INIT) {
             throw new VerbsException("connect needs a soft QP in INIT");
         }
+        try {
+            return connectLocked(p, rq, handler, executor);
+        } finally {
+            flush();
+        }
+    }
+
+    private CmId connectLocked(ConnectParams p, RcQueuePair rq, CmEventHandler handler, Executor executor) {
         synchronized (this) {
             Id id = new Id(true, p.remote(), p.serviceId(), handler, executor);
             id.qp = rq;
@@ -151,14 +177,47 @@ public final class SoftConnectionManager implements ConnectionManager {
         return c;
     }
 
+    /** Under the monitor: queues {@code m} for sending once the monitor is released ({@link #flush()}). */
     private void send(CmMessage m, long tid, InetAddress to) {
         if (shutdown) {
             return;
         }
+        outbox.add(new Outgoing(m, tid, to));
+    }
+
+    /**
+     * Sends the queued packets and hands over the queued events, in queue order; call without the
+     * monitor after every section that may have queued something. One thread drains at a time; a
+     * caller that finds another draining leaves its entries to it (the drainer looks again after
+     * releasing {@link #outLock}, so nothing is left behind).
+     */
+    private void flush() {
+        while (!outbox.isEmpty()) {
+            if (!outLock.tryLock()) {
+                return;
+            }
+            try {
+                Object o;
+                while ((o = outbox.poll()) != null) {
+                    if (o instanceof Outgoing g) {
+                        transmit(g);
+                    } else {
+                        Emit e = (Emit) o;
+                        e.id.dispatch(e.event);
+                    }
+                }
+            } finally {
+                outLock.unlock();
+            }
+        }
+    }
+
+    /** Under {@link #outLock}. */
+    private void transmit(Outgoing g) {
         udPsn = Psn.next(udPsn);
-        int total = CmCodec.writeGsiPacket(writer, tx, 0, udPsn, m, tid);     // UD SEND Only to QP1 (§5.1)
-        InetSocketAddress dst = new InetSocketAddress(to, device.port());
-        device.transmit(tx, total, dst, Gid.ipv4(to.getAddress()), icrc);
+        int total = CmCodec.writeGsiPacket(writer, tx, 0, udPsn, g.message, g.tid);     // UD SEND Only to QP1 (§5.1)
+        InetSocketAddress dst = new InetSocketAddress(g.to, device.port());
+        device.transmit(tx, total, dst, Gid.ipv4(g.to.getAddress()), icrc);
     }
 
     // ---------------------------------------------------------------- receive
@@ -177,19 +236,25 @@ public final class SoftConnectionManager implements ConnectionManager {
             return;
         }
         long tid = mad.header().transactionId();
-        synchronized (this) {
-            if (shutdown) {
-                return;
-            }
-            switch (mad.message()) {
-                case CmReq r -> onReq(r, tid, src);
-                case CmRep r -> onRep(r, src);
-                case CmRtu r -> onRtu(r, src);
-                case CmRej r -> onRej(r, src);
-                case CmDreq r -> onDreq(r, tid, src);
-                case CmDrep r -> onDrep(r, src);
-                case CmMra r -> onMra(r, src);
-            }
+        try {
+            onMad(mad.message(), tid, src);
+        } finally {
+            flush();
+        }
+    }
+
+    private synchronized void onMad(CmMessage m, long tid, InetAddress src) {
+        if (shutdown) {
+            return;
+        }
+        switch (m) {
+            case CmReq r -> onReq(r, tid, src);
+            case CmRep r -> onRep(r, src);
+            case CmRtu r -> onRtu(r, src);
+            case CmRej r -> onRej(r, src);
+            case CmDreq r -> onDreq(r, tid, src);
+            case CmDrep r -> onDrep(r, src);
+            case CmMra r -> onMra(r, src);
         }
     }
 
@@ -368,12 +433,16 @@ public final class SoftConnectionManager implements ConnectionManager {
         RcAttributes a = id.qp == null ? null : id.qp.attributes();
         long wait = a == null ? CmTimeout.nanos(14) : Math.max(CmTimeout.nanos(a.ackTimeoutExp()), 1_000_000L);
         id.timer = device.timers().schedule(() -> {
-            synchronized (SoftConnectionManager.this) {
-                if (id.state == State.TIMEWAIT) {
-                    id.state = State.IDLE;
-                    remove(id);
-                    id.emit(new CmEvent.TimewaitExit(id));
+            try {
+                synchronized (SoftConnectionManager.this) {
+                    if (id.state == State.TIMEWAIT) {
+                        id.state = State.IDLE;
+                        remove(id);
+                        id.emit(new CmEvent.TimewaitExit(id));
+                    }
                 }
+            } finally {
+                flush();
             }
         }, wait, TimeUnit.NANOSECONDS);
     }
@@ -448,15 +517,25 @@ public final class SoftConnectionManager implements ConnectionManager {
             byLocal.put(localCommId, this);
         }
 
+        /** Under the monitor: queues {@code e} for the handler, after the packets queued before it. */
         void emit(CmEvent e) {
+            outbox.add(new Emit(this, e));
+        }
+
+        /** From {@link #flush()}: hands {@code e} to the executor (the handler never runs under the monitor). */
+        void dispatch(CmEvent e) {
             Executor ex = executor != null ? executor : device.eventExecutor();
-            ex.execute(() -> {
-                try {
-                    handler.onEvent(e);
-                } catch (RuntimeException x) {
-                    LOG.error("CM event handler failed on {}", e, x);
-                }
-            });
+            try {
+                ex.execute(() -> {
+                    try {
+                        handler.onEvent(e);
+                    } catch (RuntimeException x) {
+                        LOG.error("CM event handler failed on {}", e, x);
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException x) {
+                LOG.debug("CM event {} dropped: its executor is shut down", e);   // device or application closing
+            }
         }
 
         void armRetry() {
@@ -475,6 +554,14 @@ public final class SoftConnectionManager implements ConnectionManager {
         }
 
         private void onRetryTimer() {
+            try {
+                onRetryTimerLocked();
+            } finally {
+                flush();
+            }
+        }
+
+        private void onRetryTimerLocked() {
             synchronized (SoftConnectionManager.this) {
                 timer = null;
                 if (state != State.REQ_SENT && state != State.REP_SENT && state != State.DREQ_SENT) {
@@ -535,6 +622,14 @@ public final class SoftConnectionManager implements ConnectionManager {
             if (!(queuePair instanceof RcQueuePair rq)) {
                 throw new VerbsException("accept needs a soft QP");
             }
+            try {
+                acceptLocked(rq, p);
+            } finally {
+                flush();
+            }
+        }
+
+        private void acceptLocked(RcQueuePair rq, AcceptParams p) {
             synchronized (SoftConnectionManager.this) {
                 if (active || state != State.REQ_RCVD) {
                     throw new VerbsException("accept is only valid on a received request, state " + state);
@@ -558,10 +653,14 @@ public final class SoftConnectionManager implements ConnectionManager {
                 armRetry();
                 // communication established also when the first packet arrives before the RTU (§5.10)
                 rq.onFirstPacket(() -> {
-                    synchronized (SoftConnectionManager.this) {
-                        if (state == State.REP_SENT) {
-                            establishPassive(this, new byte[224]);
+                    try {
+                        synchronized (SoftConnectionManager.this) {
+                            if (state == State.REP_SENT) {
+                                establishPassive(this, new byte[224]);
+                            }
                         }
+                    } finally {
+                        flush();
                     }
                 });
             }
@@ -572,6 +671,14 @@ public final class SoftConnectionManager implements ConnectionManager {
             if (privateData != null && privateData.length > REJ_PRIVATE_DATA) {
                 throw new IllegalArgumentException("REJ private data is at most 148 bytes");
             }
+            try {
+                rejectLocked(privateData);
+            } finally {
+                flush();
+            }
+        }
+
+        private void rejectLocked(byte[] privateData) {
             synchronized (SoftConnectionManager.this) {
                 if (active || state != State.REQ_RCVD) {
                     throw new VerbsException("reject is only valid on a received request, state " + state);
@@ -586,6 +693,14 @@ public final class SoftConnectionManager implements ConnectionManager {
 
         @Override
         public void disconnect() {
+            try {
+                disconnectLocked();
+            } finally {
+                flush();
+            }
+        }
+
+        private void disconnectLocked() {
             synchronized (SoftConnectionManager.this) {
                 switch (state) {
                     case ESTABLISHED, REP_SENT -> {
@@ -606,7 +721,7 @@ public final class SoftConnectionManager implements ConnectionManager {
                         state = State.IDLE;
                         remove(this);
                     }
-                    case REQ_RCVD -> reject(null);
+                    case REQ_RCVD -> rejectLocked(null);
                     default -> {
                     }
                 }
