@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -19,9 +20,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One TCP connection and its {@link ViConnection} engine (threading model: one reader thread per
- * connection; one writer thread woken for output the reader causes; consumer threads write their own
- * posts inline when the writer is idle). {@link #lock} serialises every engine call; {@link #writeLock}
- * serialises socket writes. Readers never write, so two peers streaming at each other cannot deadlock.
+ * connection; one writer thread, started the first time the reader causes output, woken for it;
+ * consumer threads write their own posts inline when the writer is idle). {@link #lock} serialises
+ * every engine call; {@link #writeLock} serialises socket writes. Readers never write, so two peers
+ * streaming at each other cannot deadlock. The read buffer and the write scratch come from the NIC's
+ * pool and go back to it when the reader ends.
  */
 final class Link implements ConnectionPeer {
     private static final Logger log = LoggerFactory.getLogger(Link.class);
@@ -33,7 +36,8 @@ final class Link implements ConnectionPeer {
     private final AtomicBoolean writePending = new AtomicBoolean();
     ViConnection engine;
     volatile Vi vi;
-    private Thread writer;
+    /** Started on the first {@link #signalWriter()}: a connection set up and closed by its consumer needs none. */
+    private final AtomicReference<Thread> writer = new AtomicReference<>();
     private volatile boolean closed;
     private ByteBuffer[] io;
 
@@ -66,10 +70,11 @@ final class Link implements ConnectionPeer {
         }
     }
 
-    // establishment outcome (guarded by this)
-    private boolean setupDone;
+    // establishment outcome: written before setupDone (volatile), read after it
+    private volatile boolean setupDone;
     private ConnectFailure setupFailure;
     private int setupIsCode;
+    private volatile Thread setupWaiter;
 
     // passive: where the request was matched
     ConnectRequestInfo requestInfo;
@@ -89,10 +94,11 @@ final class Link implements ConnectionPeer {
     }
 
     void start() {
-        Thread.Builder b = nic.config().platformThreads() ? Thread.ofPlatform().daemon() : Thread.ofVirtual();
-        writer = b.name("vitcp-writer").unstarted(this::writeLoop);
-        writer.start();
-        b.name("vitcp-reader").start(this::readLoop);
+        threads().name("vitcp-reader").start(this::readLoop);
+    }
+
+    private Thread.Builder threads() {
+        return nic.config().platformThreads() ? Thread.ofPlatform().daemon() : Thread.ofVirtual();
     }
 
     // ------------------------------------------------------------------ I/O
@@ -100,7 +106,7 @@ final class Link implements ConnectionPeer {
     private void readLoop() {
         // idle connections keep a small buffer; a read that fills it grows it up to the configured size
         int max = nic.config().readBufferSize();
-        ByteBuffer buf = ByteBuffer.allocateDirect(Math.min(max, 4096));
+        ByteBuffer buf = max >= ViNic.SMALL_BUFFER ? nic.takeSmallBuffer() : ByteBuffer.allocateDirect(max);
         try {
             while (!closed) {
                 buf.clear();
@@ -134,6 +140,7 @@ final class Link implements ConnectionPeer {
                 log.warn("engine failure on {}", remoteAddress(), re);
             }
         }
+        nic.returnSmallBuffer(buf); // the engine keeps no view of it past receive()
         transportClosed();
     }
 
@@ -154,6 +161,12 @@ final class Link implements ConnectionPeer {
             }
         } finally {
             if (writing) {
+                if (headers != null) {
+                    nic.returnSmallBuffer(headerBlock); // no flush runs (write lock); a later one takes another
+                    headers = null;
+                    headerBlock = null;
+                    io = null;
+                }
                 writeLock.unlock();
             }
         }
@@ -172,7 +185,16 @@ final class Link implements ConnectionPeer {
 
     void signalWriter() {
         writePending.set(true);
-        LockSupport.unpark(writer);
+        Thread w = writer.get();
+        if (w == null) {
+            Thread t = threads().name("vitcp-writer").unstarted(this::writeLoop);
+            if (writer.compareAndSet(null, t)) {
+                t.start();
+                return;
+            }
+            w = writer.get();
+        }
+        LockSupport.unpark(w);
     }
 
     /** Consumer thread: write its output now unless a writer is busy (then that writer will). */
@@ -206,11 +228,14 @@ final class Link implements ConnectionPeer {
     private static final int BATCH_SEGMENTS = 16;
     private static final int BATCH_BYTES = 256 * 1024;
     private ByteBuffer[] headers;
+    private ByteBuffer headerBlock;
 
     /** Writes what the engine has, several segments per gathering write. Caller holds {@link #writeLock}. */
     private void flush() {
         if (headers == null) {
-            ByteBuffer all = ByteBuffer.allocateDirect(BATCH_SEGMENTS * ViConnection.MAX_HEADER);
+            ByteBuffer all = BATCH_SEGMENTS * ViConnection.MAX_HEADER <= ViNic.SMALL_BUFFER ? nic.takeSmallBuffer()
+                    : ByteBuffer.allocateDirect(BATCH_SEGMENTS * ViConnection.MAX_HEADER);
+            headerBlock = all;
             headers = new ByteBuffer[BATCH_SEGMENTS];
             for (int i = 0; i < BATCH_SEGMENTS; i++) {
                 headers[i] = all.slice(i * ViConnection.MAX_HEADER, ViConnection.MAX_HEADER);
@@ -301,7 +326,10 @@ final class Link implements ConnectionPeer {
         } catch (IOException ignored) {
             // closing
         }
-        LockSupport.unpark(writer);
+        Thread w = writer.get();
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
         nic.linkClosed(this);
     }
 
@@ -327,30 +355,46 @@ final class Link implements ConnectionPeer {
 
     // ------------------------------------------------------------------ establishment outcome
 
-    synchronized boolean awaitSetup(long deadlineNanos) throws InterruptedException {
-        while (!setupDone) {
-            long left = deadlineNanos - System.nanoTime();
-            if (left <= 0) {
-                return false;
+    /** The connecting thread: waits for the outcome (parked, so the reader's wake-up takes no lock). */
+    boolean awaitSetup(long deadlineNanos) throws InterruptedException {
+        setupWaiter = Thread.currentThread();
+        try {
+            while (!setupDone) {
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                LockSupport.parkNanos(this, left);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
             }
-            wait(Math.max(1, left / 1_000_000), 0);
+            return true;
+        } finally {
+            setupWaiter = null;
         }
-        return true;
     }
 
-    synchronized ConnectFailure setupFailure() {
-        return setupFailure;
+    ConnectFailure setupFailure() {
+        return setupDone ? setupFailure : null;
     }
 
-    synchronized int setupIsCode() {
-        return setupIsCode;
+    int setupIsCode() {
+        return setupDone ? setupIsCode : 0;
     }
 
-    private synchronized void setupFinished(ConnectFailure f, int is) {
-        setupDone = true;
+    /** The engine's outcome, once (under {@link #lock}, so outcomes are serialised). */
+    private void setupFinished(ConnectFailure f, int is) {
+        if (setupDone) {
+            return;
+        }
         setupFailure = f;
         setupIsCode = is;
-        notifyAll();
+        setupDone = true;
+        Thread t = setupWaiter;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
     }
 
     // ------------------------------------------------------------------ ConnectionPeer (under lock)

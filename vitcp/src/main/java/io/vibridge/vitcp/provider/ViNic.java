@@ -38,8 +38,21 @@ public final class ViNic implements AutoCloseable {
     public static final int MAX_VI = 1 << 16;
     public static final long MAX_TRANSFER = 16L << 20;
 
+    /** Bytes of a pooled connection buffer: the initial read buffer and the header block of a write batch. */
+    static final int SMALL_BUFFER = 4096;
+    private static final int IDLE_SMALL_BUFFERS = 256;
+
     private final NicConfig config;
     private final SecureRandom random = new SecureRandom();
+    /**
+     * Initial message numbers (VITCP-PROFILE §3: SHOULD be random): a fast generator seeded once from
+     * SecureRandom (a SecureRandom call per connection reads /dev/urandom under a lock). Guarded by itself.
+     */
+    private final java.util.random.RandomGenerator imnRandom =
+            java.util.random.RandomGeneratorFactory.of("L64X128MixRandom").create(random.nextLong());
+    /** Idle direct buffers of {@link #SMALL_BUFFER} bytes: connections come and go without allocating them. */
+    private final java.util.concurrent.ArrayBlockingQueue<ByteBuffer> smallBuffers =
+            new java.util.concurrent.ArrayBlockingQueue<>(IDLE_SMALL_BUFFERS);
     private final ServerSocketChannel server;
     private final ScheduledExecutorService timer;
     private final ConnectSecurity security;
@@ -112,7 +125,22 @@ public final class ViNic implements AutoCloseable {
     }
 
     int randomInt() {
-        return random.nextInt();
+        synchronized (imnRandom) {
+            return imnRandom.nextInt();
+        }
+    }
+
+    /** A cleared direct buffer of {@link #SMALL_BUFFER} bytes, pooled or new. */
+    ByteBuffer takeSmallBuffer() {
+        ByteBuffer b = smallBuffers.poll();
+        return b != null ? b.clear() : ByteBuffer.allocateDirect(SMALL_BUFFER);
+    }
+
+    /** Gives back a buffer of {@link #takeSmallBuffer()} nobody uses any more (others are left to the GC). */
+    void returnSmallBuffer(ByteBuffer b) {
+        if (b != null && b.isDirect() && b.capacity() == SMALL_BUFFER && !closed) {
+            smallBuffers.offer(b);
+        }
     }
 
     // ------------------------------------------------------------------ protection tags and memory
