@@ -245,41 +245,37 @@ public final class TargetService implements AutoCloseable {
     private void onRequest(CmEvent.ConnectRequest r) {
         long connId = nextConnId.getAndIncrement();
         ServiceIdScheme scheme = schemeBySid.get(r.serviceId());
-        String sid = (scheme == null ? "?" : scheme.configName()) + ":" + config.port();
         FlowControl flowC;
         int peerBufs;
         long peerRcvSize;
         int size = config.receiveSize();
-        String who;
+        CmaHeader cma = null;
+        Hello h = null;
         try {
             if (scheme == ServiceIdScheme.RDMA_CM) {
                 // CM-MAPPING §5: CMA header, FlowC 1 semantics
-                CmaHeader cma = CmaHeader.fromBytes(r.privateData());
+                cma = CmaHeader.fromBytes(r.privateData());
                 flowC = FlowControl.APPLICATION;
                 peerBufs = 0;
                 peerRcvSize = 0;
-                who = cma.sourceAddress().getHostAddress() + ":" + cma.sourcePort() + " (CMA header)";
             } else {
-                Hello h = Hello.fromBytes(r.privateData());
+                h = Hello.fromBytes(r.privateData());
                 flowC = h.flowControl();
                 peerBufs = h.bufs();
                 peerRcvSize = h.localReceiveSize();
                 // honour a larger DesRemRcvSz up to the cap
                 size = (int) Math.max(size, Math.min(h.desiredRemoteReceiveSize(), config.maxReceiveSize()));
-                who = h.sourceAddress().getHostAddress() + ":" + h.sourcePort() + " (Hello bufs " + h.bufs()
-                        + ", FlowC " + flowC.wireValue() + ", DesRemRcvSz " + h.desiredRemoteReceiveSize()
-                        + ", LocalRcvSz " + h.localReceiveSize() + ")";
             }
         } catch (CmFormatException e) {
-            reject(r, connId, sid, "bad private data: " + e.getMessage());
+            reject(r, connId, scheme, "bad private data: " + e.getMessage());
             return;
         }
         if (flowC == FlowControl.TRANSPORT && peerBufs < 1) {
-            reject(r, connId, sid, "FlowC 0 Hello with bufs 0");
+            reject(r, connId, scheme, "FlowC 0 Hello with bufs 0");
             return;
         }
         if (active >= config.maxConnections()) {
-            reject(r, connId, sid, "connection limit " + config.maxConnections() + " reached");
+            reject(r, connId, scheme, "connection limit " + config.maxConnections() + " reached");
             return;
         }
         // When the receive-memory budget runs short, later connections get fewer receives (never below
@@ -287,7 +283,7 @@ public final class TargetService implements AutoCloseable {
         long room = (config.memoryBudget() - memoryInUse - TargetConnection.EXTRA) / size;
         int bufs = (int) Math.min(config.receiveBuffers(), Math.max(0, room));
         if (bufs < Math.min(3, config.receiveBuffers())) {
-            reject(r, connId, sid, "receive memory budget " + config.memoryBudget() + " B exhausted");
+            reject(r, connId, scheme, "receive memory budget " + config.memoryBudget() + " B exhausted");
             return;
         }
         long memory = (long) bufs * size + TargetConnection.EXTRA;
@@ -305,18 +301,32 @@ public final class TargetService implements AutoCloseable {
                 active--;
             }
             c.release();
-            reject(r, connId, sid, "setup failed: " + e);
+            reject(r, connId, scheme, "setup failed: " + e);
             return;
         }
         accepted.incrementAndGet();
-        // per-connection lines are DEBUG (thousands of connects per second); run() logs a periodic summary
-        LOG.debug("conn {} accepted on {} from {} client {}: {} receives of {} B, FlowC {}, mode {}", connId, sid,
-                r.source().getHostAddress(), who, bufs, size, flowC.wireValue(), config.mode().name().toLowerCase());
+        // per-connection lines are DEBUG (thousands of connects per second; their text is built only when
+        // enabled); run() logs a periodic summary
+        if (LOG.isDebugEnabled()) {
+            String who = cma != null ? cma.sourceAddress().getHostAddress() + ":" + cma.sourcePort() + " (CMA header)"
+                    : h.sourceAddress().getHostAddress() + ":" + h.sourcePort() + " (Hello bufs " + h.bufs()
+                            + ", FlowC " + flowC.wireValue() + ", DesRemRcvSz " + h.desiredRemoteReceiveSize()
+                            + ", LocalRcvSz " + h.localReceiveSize() + ")";
+            LOG.debug("conn {} accepted on {} from {} client {}: {} receives of {} B, FlowC {}, mode {}", connId,
+                    sidName(scheme), r.source().getHostAddress(), who, bufs, size, flowC.wireValue(),
+                    config.mode().name().toLowerCase());
+        }
     }
 
-    private void reject(CmEvent.ConnectRequest r, long connId, String sid, String why) {
+    /** The Service ID scheme and port as the log lines name them ("iwarp:5000"). */
+    private String sidName(ServiceIdScheme scheme) {
+        return (scheme == null ? "?" : scheme.configName()) + ":" + config.port();
+    }
+
+    private void reject(CmEvent.ConnectRequest r, long connId, ServiceIdScheme scheme, String why) {
         rejected.incrementAndGet();
-        LOG.info("conn {} rejected on {} from {}: {} (REJ 28)", connId, sid, r.source().getHostAddress(), why);
+        LOG.info("conn {} rejected on {} from {}: {} (REJ 28)", connId, sidName(scheme), r.source().getHostAddress(),
+                why);
         try {
             r.id().reject(null);
         } catch (RuntimeException e) {
