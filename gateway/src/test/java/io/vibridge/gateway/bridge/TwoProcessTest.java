@@ -35,6 +35,7 @@ class TwoProcessTest {
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("-Xmx256m");
+        cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.addAll(args);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         Thread.ofVirtual().start(() -> {

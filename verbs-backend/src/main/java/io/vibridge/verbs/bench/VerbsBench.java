@@ -108,7 +108,7 @@ public final class VerbsBench implements Callable<Integer> {
 
     private int orchestrate() throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process server = new ProcessBuilder(java.toString(), "-Xmx1g",
+        Process server = new ProcessBuilder(java.toString(), "-Xmx1g", "--enable-native-access=ALL-UNNAMED",
                 "-Dlogback.configurationFile=" + System.getProperty("logback.configurationFile"), "-cp", System.getProperty("java.class.path"),
                 VerbsBench.class.getName(), "--role", "server", "--server-ip", serverIp, "--client-ip", clientIp,
                 "--size", Integer.toString(size), "--depth", Integer.toString(depth))

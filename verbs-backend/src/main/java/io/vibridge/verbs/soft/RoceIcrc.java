@@ -1,30 +1,40 @@
 package io.vibridge.verbs.soft;
 
+import io.vibridge.verbs.soft.udp.UdpSocket;
 import io.vibridge.verbs.soft.wire.Icrc;
 import io.vibridge.verbs.soft.wire.IcrcCheck;
 import java.nio.ByteBuffer;
 
 /**
  * The device's receive-side ICRC policy (IB-WIRE-REFERENCE §1.5) over the wire package's {@link Icrc}:
- * ID 0 first, then the any-ID fallback, which is switched off per source address once that source has
- * proved to send IP ID 0 (see the module README). Senders seal with their own {@link Icrc} directly.
+ * the IP IDs our sockets send (see {@link #verify}), then the any-ID fallback, which is switched off per
+ * source address once that source has proved to send only those (see the module README). Senders seal with their own {@link Icrc} directly.
  * Confined to the receive thread.
  */
 final class RoceIcrc {
-    /** Packets valid with ID 0, and none needing the fallback, after which a source gets the full check. */
+    /** Packets valid with an expected ID, and none needing the fallback, after which a source gets the full check. */
     static final int STRICT_AFTER = 8;
     private static final int SIZE = 1024;
     private final Icrc icrc = new Icrc();
-    // Allocation-free open addressing on the IPv4 address: count of ID-0 packets, -1 = a non-zero-ID sender.
+    // Allocation-free open addressing on the IPv4 address: count of expected-ID packets, -1 = another sender.
     private final int[] keys = new int[SIZE];
     private final int[] counts = new int[SIZE];
     private final boolean[] used = new boolean[SIZE];
 
-    /** Verifies {@code pkt[0, total)}, whose last 4 bytes are the ICRC, and updates the source's mode. */
-    IcrcCheck verify(int srcIp, int srcPort, int dstIp, int dstPort, ByteBuffer pkt, int total) {
+    /**
+     * Verifies {@code pkt[0, total)}, whose last 4 bytes are the ICRC, the {@code index}-th datagram of its
+     * received group (0 when it came alone), and updates the source's mode. Expected IP IDs: {@code index}
+     * (a segmented send that arrived whole) and any below {@link UdpSocket#MAX_SEGMENTS} (0 from a socket
+     * like ours; k for the k-th datagram of a segmented send that was split on the way). Strict sources
+     * therefore get 26 check bits instead of 32; permissive ones any ID, at 16.
+     */
+    IcrcCheck verify(int srcIp, int srcPort, int dstIp, int dstPort, ByteBuffer pkt, int total, int index) {
         int i = slot(srcIp);
         boolean allowAnyId = i < 0 || counts[i] < STRICT_AFTER;
-        IcrcCheck result = icrc.verifyIpv4(srcIp, dstIp, srcPort, dstPort, pkt, 0, total, allowAnyId);
+        int id = icrc.ipv4Id(srcIp, dstIp, srcPort, dstPort, pkt, 0, total, index);
+        IcrcCheck result = id < 0 ? IcrcCheck.INVALID
+                : id == index || id < UdpSocket.MAX_SEGMENTS ? IcrcCheck.VALID
+                : allowAnyId ? IcrcCheck.VALID_SOME_IP_ID : IcrcCheck.INVALID;
         if (i >= 0) {
             if (result == IcrcCheck.VALID) {
                 if (counts[i] >= 0 && counts[i] < STRICT_AFTER) {

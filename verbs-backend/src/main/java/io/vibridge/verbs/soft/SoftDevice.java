@@ -10,6 +10,8 @@ import io.vibridge.verbs.VerbsDevice;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.soft.cm.SoftConnectionManager;
 import io.vibridge.verbs.soft.transport.RcQueuePair;
+import io.vibridge.verbs.soft.udp.SegmentationRefusedException;
+import io.vibridge.verbs.soft.udp.UdpSocket;
 import io.vibridge.verbs.soft.wire.Bth;
 import io.vibridge.verbs.soft.wire.Gid;
 import io.vibridge.verbs.soft.wire.Icrc;
@@ -20,14 +22,12 @@ import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
-import java.nio.channels.DatagramChannel;
 import java.util.EnumSet;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -42,6 +42,15 @@ import org.slf4j.LoggerFactory;
  * ICRC we compute for ID 0 is right), one platform receive thread, one timer thread, one event thread
  * for user callbacks. Every QP guards its state with its own lock; the receive thread and posting
  * threads take it; user callbacks never run under it.
+ *
+ * <p>With UDP segmentation offload (option {@code udp-offload}, default {@code auto}), the packets a QP
+ * sends in one locked section leave in groups of equal-size datagrams in one system call, and one
+ * receive may return such a group. Where the kernel does split a group into datagrams (a device without
+ * segmentation offload, or a receiving socket without UDP_GRO), it numbers their IP IDs on from the
+ * group's, which is 0 for an unconnected DF socket (Linux inet_gso_segment, ip_select_ident_segs); the ICRC
+ * covers the ID, so the k-th packet of a group is sealed for ID k. A received group's k-th packet is
+ * checked for ID k, or 0 for datagrams sent one by one and coalesced on the way (RoceIcrc). On loopback,
+ * with GRO on both ends, a group travels whole and nothing is split.
  */
 public final class SoftDevice implements VerbsDevice {
     private static final Logger LOG = LoggerFactory.getLogger(SoftDevice.class);
@@ -51,13 +60,16 @@ public final class SoftDevice implements VerbsDevice {
     /** Requested SO_RCVBUF / SO_SNDBUF. */
     static final int SOCKET_BUFFER = 16 << 20;
     private static final int QP_SLOTS = 1 << 14;
+    private static final int RECEIVE_BUFFER = 256 << 10;
 
     private final DeviceConfig config;
     private final InetAddress address;
     private final byte[] ip4;
     private final int ipv4;
     private final int port;
-    private final DatagramChannel channel;
+    private final UdpSocket socket;
+    /** Idle batches; more are made when all are borrowed (at most one per thread sending at once). */
+    private final ArrayBlockingQueue<TxBatch> batches = new ArrayBlockingQueue<>(64);
     private final Thread receiver;
     private final ScheduledThreadPoolExecutor timers;
     private final ExecutorService events;
@@ -76,8 +88,12 @@ public final class SoftDevice implements VerbsDevice {
     private volatile FaultConfig faults = FaultConfig.NONE;
     private Random faultRandom = new Random(0);
     private final ByteBuffer held = ByteBuffer.allocateDirect(MAX_PACKET);
+    private int heldLength;
     private InetSocketAddress heldTo;
+    private int heldToIp;
     private boolean holding;
+    private UdpSocket.Sender faultSender;
+    private boolean refusalLogged;
 
     SoftDevice(DeviceConfig config) {
         this.config = config;
@@ -90,17 +106,18 @@ public final class SoftDevice implements VerbsDevice {
         this.port = config.udpPort();
         interfaceMtu = interfaceMtu(address, config.options().get("netdev-mtu"));   // REF §1.4, as rxe
         maxPathMtu = maxPathMtu(interfaceMtu, config.options().get("max-mtu"));
+        UdpSocket.Offload offload;
         try {
-            channel = DatagramChannel.open(java.net.StandardProtocolFamily.INET);
+            offload = UdpSocket.Offload.parse(config.options().get("udp-offload"));
+        } catch (IllegalArgumentException e) {
+            throw new VerbsException(e.getMessage());
+        }
+        try {
             // many QPs' windows may arrive at once: ask for a large buffer; Linux caps it at
             // net.core.rmem_max / wmem_max (4 MiB on this machine), the granted size is logged below
-            channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
-            channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER);
-            // IP ID 0 + DF: see shared/notes/roce-on-udp-sockets.md
-            channel.setOption(jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT, true);
-            channel.bind(new InetSocketAddress(address, port));
+            socket = UdpSocket.open(address, port, SOCKET_BUFFER, offload);
         } catch (IOException e) {
-            throw new VerbsException("cannot bind UDP " + address.getHostAddress() + ":" + port + ": " + e, e);
+            throw new VerbsException("cannot bind UDP " + address.getHostAddress() + ":" + port + ": " + e.getMessage(), e);
         }
         String tag = address.getHostAddress() + ":" + port;
         timers = new ScheduledThreadPoolExecutor(1, daemon("soft-timer-" + tag));
@@ -115,17 +132,14 @@ public final class SoftDevice implements VerbsDevice {
         receiver.setDaemon(true);
         receiver.setPriority(Thread.MAX_PRIORITY);
         receiver.start();
-        LOG.info("soft RoCEv2 device up on {}: interface MTU {}, port max path MTU {}, socket buffers rcv {} snd {} (asked {})",
-                tag, interfaceMtu, maxPathMtu, socketOption(StandardSocketOptions.SO_RCVBUF),
-                socketOption(StandardSocketOptions.SO_SNDBUF), SOCKET_BUFFER);
+        LOG.info("soft RoCEv2 device up on {}: interface MTU {}, port max path MTU {}, socket buffers rcv {} snd {} (asked {}), UDP segmentation offload {}",
+                tag, interfaceMtu, maxPathMtu, socket.receiveBufferSize(), socket.sendBufferSize(), SOCKET_BUFFER,
+                socket.segmentationOffload() ? "on" : "off");
     }
 
-    private int socketOption(java.net.SocketOption<Integer> o) {
-        try {
-            return channel.getOption(o);
-        } catch (IOException e) {
-            return -1;
-        }
+    /** True while sends hand groups of datagrams to the kernel at once (UDP_SEGMENT). */
+    public boolean segmentationOffload() {
+        return socket.segmentationOffload();
     }
 
     /**
@@ -353,16 +367,86 @@ public final class SoftDevice implements VerbsDevice {
 
     // ---------------------------------------------------------------- transmit
 
+    /** Borrows a batch for packets to {@code to} ({@code toIp} its IPv4 address); give it back with {@link #closeBatch}. */
+    public TxBatch openBatch(InetSocketAddress to, int toIp) {
+        TxBatch b = batches.poll();
+        if (b == null) {
+            b = new TxBatch(this, socket.newSender());
+        }
+        b.to = to;
+        b.toIp = toIp;
+        return b;
+    }
+
+    /** Sends what {@code b} still holds and takes it back; a null {@code b} is ignored. */
+    public void closeBatch(TxBatch b) {
+        if (b == null) {
+            return;
+        }
+        try {
+            b.flush();
+        } finally {
+            b.to = null;
+            batches.offer(b);                                // dropped when the pool is full
+        }
+    }
+
+    /** Seals and sends one packet, {@code pkt[0, total)} with its ICRC placeholder, to {@code to}. Any thread. */
+    public void transmit(ByteBuffer pkt, int total, InetSocketAddress to, int toIp) {
+        TxBatch b = openBatch(to, toIp);
+        try {
+            b.buf.put(b.reserve(total), pkt, 0, total);
+        } finally {
+            closeBatch(b);
+        }
+    }
+
     /**
-     * Seals (ICRC for IP ID 0 + DF in the last 4 bytes) and sends {@code pkt[0, total)} to {@code to}
-     * ({@code toIp} its IPv4 address), with egress fault injection. {@code icrc} belongs to the caller's
-     * lock/thread.
+     * Seals and sends a group of {@code count} packets, {@code b.buf[0, length)}, each {@code segmentSize}
+     * bytes but the last: in one segmented send (the k-th sealed for IP ID k), else one by one (each for ID
+     * 0) through egress fault injection.
      */
-    public void transmit(ByteBuffer pkt, int total, InetSocketAddress to, int toIp, Icrc icrc) {
-        icrc.sealIpv4(ipv4, toIp, port, to.getPort(), pkt, 0, total);
+    void sendGroup(TxBatch b, int length, int segmentSize, int count) {
+        boolean segmented = count > 1 && socket.segmentationOffload() && !faults.active();
+        sealGroup(b, length, segmentSize, segmented);
+        if (segmented) {
+            try {
+                b.sender.send(b.buf, 0, length, segmentSize, b.to, b.toIp);
+                counters.packetsOut.add(count);
+                counters.bytesOut.add(length);
+                return;
+            } catch (SegmentationRefusedException e) {
+                synchronized (txLock) {
+                    if (!refusalLogged) {
+                        refusalLogged = true;
+                        LOG.warn("{}: {}; sending datagrams one by one from now on", name(), e.getMessage());
+                    }
+                }
+                sealGroup(b, length, segmentSize, false);
+            } catch (ClosedChannelException e) {
+                return;                                    // device closing: drop
+            } catch (IOException e) {
+                LOG.warn("{}: UDP send to {} failed: {}", name(), b.to, e.getMessage());
+                return;
+            }
+        }
+        for (int off = 0; off < length; off += segmentSize) {
+            sendOne(b.sender, b.buf, off, Math.min(segmentSize, length - off), b.to, b.toIp);
+        }
+    }
+
+    private void sealGroup(TxBatch b, int length, int segmentSize, boolean segmented) {
+        for (int off = 0, k = 0; off < length; off += segmentSize, k++) {
+            b.icrc.sealIpv4(ipv4, b.toIp, segmented ? k : 0, port, b.to.getPort(), b.buf, off,
+                    Math.min(segmentSize, length - off));
+        }
+    }
+
+    /** One sealed datagram, through egress fault injection when it is on. */
+    private void sendOne(UdpSocket.Sender sender, ByteBuffer pkt, int off, int total, InetSocketAddress to, int toIp) {
         FaultConfig f = faults;
         if (!f.active()) {
-            rawSend(pkt, total, to);
+            rawSend(sender, pkt, off, total, to, toIp);
             return;
         }
         synchronized (txLock) {
@@ -374,25 +458,25 @@ public final class SoftDevice implements VerbsDevice {
             }
             if (r.nextDouble() < f.corrupt()) {
                 counters.faultCorruptions.increment();
-                int i = 12 + r.nextInt(Math.max(1, total - 12));
+                int i = off + 12 + r.nextInt(Math.max(1, total - 12));
                 pkt.put(i, (byte) (pkt.get(i) ^ (1 << r.nextInt(8))));
-                rawSend(pkt, total, to); // packets are rebuilt for every (re)transmission
+                rawSend(sender, pkt, off, total, to, toIp); // packets are rebuilt for every (re)transmission
                 return;
             }
             if (!holding && r.nextDouble() < f.reorder()) {
                 counters.faultReorders.increment();
-                held.clear();
-                held.put(0, pkt, 0, total);
-                held.limit(total);
+                held.put(0, pkt, off, total);
+                heldLength = total;
                 heldTo = to;
+                heldToIp = toIp;
                 holding = true;
                 timers.schedule(this::flushHeldLocked, 2, TimeUnit.MILLISECONDS);
                 return;
             }
-            rawSend(pkt, total, to);
+            rawSend(sender, pkt, off, total, to, toIp);
             if (r.nextDouble() < f.duplicate()) {
                 counters.faultDuplicates.increment();
-                rawSend(pkt, total, to);
+                rawSend(sender, pkt, off, total, to, toIp);
             }
             flushHeld();
         }
@@ -404,74 +488,48 @@ public final class SoftDevice implements VerbsDevice {
         }
     }
 
+    /** Under txLock. */
     private void flushHeld() {
         if (holding) {
             holding = false;
-            rawSend(held, held.limit(), heldTo);
+            if (faultSender == null) {
+                faultSender = socket.newSender();
+            }
+            rawSend(faultSender, held, 0, heldLength, heldTo, heldToIp);
         }
     }
 
-    private void rawSend(ByteBuffer pkt, int total, InetSocketAddress to) {
-        int savedPos = pkt.position();
-        int savedLim = pkt.limit();
+    private void rawSend(UdpSocket.Sender sender, ByteBuffer pkt, int off, int total, InetSocketAddress to, int toIp) {
         try {
-            pkt.limit(total).position(0);
-            channel.send(pkt, to);
+            sender.send(pkt, off, total, total, to, toIp);
             counters.packetsOut.increment();
             counters.bytesOut.add(total);
         } catch (ClosedChannelException e) {
             // device closing: drop
         } catch (IOException e) {
-            LOG.warn("{}: UDP send to {} failed: {}", name(), to, e.toString());
-        } finally {
-            pkt.limit(savedLim).position(savedPos);
+            LOG.warn("{}: UDP send to {} failed: {}", name(), to, e.getMessage());
         }
     }
 
     // ---------------------------------------------------------------- receive
 
     private void receiveLoop() {
-        ByteBuffer buf = ByteBuffer.allocateDirect(65536);
-        SocketAddress lastSrc = null;
-        int srcIp = 0;
-        int srcPort = 0;
-        InetAddress srcAddr = null;
+        // a received group can exceed one UDP datagram's 64 KiB (GRO may merge more; MSG_TRUNC is an error)
+        ByteBuffer buf = ByteBuffer.allocateDirect(RECEIVE_BUFFER);
+        ReceivedGroup group = new ReceivedGroup(buf);
         while (!closed) {
             try {
-                buf.clear();
-                SocketAddress from = channel.receive(buf);
-                if (from == null) {
-                    continue;
+                int total = socket.receive(buf);
+                if (total < 0) {
+                    break;
                 }
-                int len = buf.position();
-                buf.flip();
-                if (from != lastSrc) {
-                    InetSocketAddress isa = (InetSocketAddress) from;
-                    srcAddr = isa.getAddress();
-                    byte[] a = srcAddr.getAddress();
-                    if (a.length != 4) {
-                        counters.malformedDrops.increment();
-                        continue;
-                    }
-                    srcIp = Gid.ipv4(a);
-                    srcPort = isa.getPort();
-                    lastSrc = from;
+                int srcIp = socket.sourceIp();
+                int srcPort = socket.sourcePort();
+                int size = socket.segmentSize();
+                for (int off = 0, k = 0; off < total; off += size, k++) {
+                    int len = Math.min(size, total - off);
+                    onDatagram(group.datagram(k, size, len), len, k, srcIp, srcPort);
                 }
-                counters.packetsIn.increment();
-                counters.bytesIn.add(len);
-                if (len < Bth.LENGTH + Icrc.LENGTH) {
-                    counters.malformedDrops.increment();
-                    continue;
-                }
-                IcrcCheck ok = rxIcrc.verify(srcIp, srcPort, ipv4, port, buf, len);
-                if (ok == IcrcCheck.INVALID) {
-                    counters.icrcDrops.increment();
-                    continue;
-                }
-                if (ok == IcrcCheck.VALID_SOME_IP_ID) {
-                    counters.icrcAnyIdAccepts.increment();
-                }
-                dispatch(buf, len - Icrc.LENGTH, srcAddr, srcIp);
             } catch (ClosedChannelException e) {
                 break;
             } catch (Exception e) {
@@ -482,7 +540,64 @@ public final class SoftDevice implements VerbsDevice {
         }
     }
 
-    private void dispatch(ByteBuffer pkt, int len, InetAddress src, int srcIp) {
+    /** One received datagram, {@code pkt[0, len)}, the {@code index}-th of its group. */
+    private void onDatagram(ByteBuffer pkt, int len, int index, int srcIp, int srcPort) {
+        counters.packetsIn.increment();
+        counters.bytesIn.add(len);
+        if (len < Bth.LENGTH + Icrc.LENGTH) {
+            counters.malformedDrops.increment();
+            return;
+        }
+        IcrcCheck ok = rxIcrc.verify(srcIp, srcPort, ipv4, port, pkt, len, index);
+        if (ok == IcrcCheck.INVALID) {
+            counters.icrcDrops.increment();
+            return;
+        }
+        if (ok == IcrcCheck.VALID_SOME_IP_ID) {
+            counters.icrcAnyIdAccepts.increment();
+        }
+        dispatch(pkt, len - Icrc.LENGTH, srcIp);
+    }
+
+    /**
+     * Views of the datagrams of a received group, each a buffer whose index 0 is the datagram's first
+     * byte (the transport reads packets at absolute offsets from 0). Made once per datagram size and
+     * position, so the receive path allocates nothing while the size stays.
+     */
+    private static final class ReceivedGroup {
+        private final ByteBuffer buf;
+        private final ByteBuffer whole;                 // the whole buffer, to slice from
+        private final ByteBuffer[] views = new ByteBuffer[128];
+        private int viewSize;
+
+        ReceivedGroup(ByteBuffer buf) {
+            this.buf = buf;
+            this.whole = buf.duplicate().clear();
+        }
+
+        ByteBuffer datagram(int index, int size, int len) {
+            if (index == 0) {
+                buf.limit(len).position(0);
+                return buf;
+            }
+            if (size != viewSize) {
+                java.util.Arrays.fill(views, null);
+                viewSize = size;
+            }
+            ByteBuffer v = index < views.length ? views[index] : null;
+            if (v == null) {
+                int at = index * size;
+                v = whole.slice(at, Math.min(size, whole.capacity() - at));
+                if (index < views.length) {
+                    views[index] = v;
+                }
+            }
+            v.limit(len).position(0);
+            return v;
+        }
+    }
+
+    private void dispatch(ByteBuffer pkt, int len, int srcIp) {
         int opcode = Bth.opcode(pkt, 0);
         if (Bth.transportVersion(pkt, 0) != 0) {
             counters.malformedDrops.increment();
@@ -496,7 +611,7 @@ public final class SoftDevice implements VerbsDevice {
         int destQp = Bth.destQp(pkt, 0);
         if (opcode == Opcode.UD_SEND_ONLY.code()) {         // CM MADs to QP1 (§5.1)
             if (destQp == Mad.GSI_QP) {
-                cm.onPacket(pkt, len, src);
+                cm.onPacket(pkt, len, Gid.ofIpv4(srcIp).toInetAddress());
             } else {
                 counters.malformedDrops.increment();
             }
@@ -528,9 +643,9 @@ public final class SoftDevice implements VerbsDevice {
             }
         }
         try {
-            channel.close();
-        } catch (IOException ignored) {
-            // closing
+            socket.close();
+        } catch (IOException e) {
+            LOG.warn("{}: closing the UDP socket: {}", name(), e.getMessage());
         }
         timers.shutdownNow();
         events.shutdown();

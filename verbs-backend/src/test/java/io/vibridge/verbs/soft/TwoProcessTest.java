@@ -23,7 +23,7 @@ class TwoProcessTest {
         int count = 3000;
         String faults = "drop=0.05,dup=0.01,reorder=0.01,corrupt=0.005,seed=5";
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process peer = new ProcessBuilder(java.toString(), "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+        Process peer = new ProcessBuilder(java.toString(), "-Xmx512m", "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 ChaosPeerMain.class.getName(), Long.toString(seed), Integer.toString(count), faults)
                 .redirectErrorStream(true).start();
         List<String> output = new ArrayList<>();

@@ -28,7 +28,6 @@ import io.vibridge.verbs.soft.wire.CmTargetMessage;
 import io.vibridge.verbs.soft.wire.CmTimeout;
 import io.vibridge.verbs.soft.wire.Deth;
 import io.vibridge.verbs.soft.wire.Gid;
-import io.vibridge.verbs.soft.wire.Icrc;
 import io.vibridge.verbs.soft.wire.Mad;
 import io.vibridge.verbs.soft.wire.MalformedPacketException;
 import io.vibridge.verbs.soft.wire.PacketWriter;
@@ -87,11 +86,10 @@ public final class SoftConnectionManager implements ConnectionManager {
     private final Gid localGid;
     /** Packets ({@link Outgoing}) and events ({@link Emit}) in the order they were decided under the monitor. */
     private final ConcurrentLinkedQueue<Object> outbox = new ConcurrentLinkedQueue<>();
-    /** Held by the one thread draining the outbox; guards tx, writer, icrc and udPsn. */
+    /** Held by the one thread draining the outbox; guards tx, writer and udPsn. */
     private final ReentrantLock outLock = new ReentrantLock();
     private final ByteBuffer tx = ByteBuffer.allocateDirect(512);
     private final PacketWriter writer = new PacketWriter();
-    private final Icrc icrc = new Icrc();
     private final int tidHigh;
     private int udPsn;
     private boolean shutdown;
@@ -217,7 +215,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         udPsn = Psn.next(udPsn);
         int total = CmCodec.writeGsiPacket(writer, tx, 0, udPsn, g.message, g.tid);     // UD SEND Only to QP1 (§5.1)
         InetSocketAddress dst = new InetSocketAddress(g.to, device.port());
-        device.transmit(tx, total, dst, Gid.ipv4(g.to.getAddress()), icrc);
+        device.transmit(tx, total, dst, Gid.ipv4(g.to.getAddress()));
     }
 
     // ---------------------------------------------------------------- receive

@@ -10,9 +10,9 @@ import io.vibridge.verbs.soft.SoftCompletionQueue;
 import io.vibridge.verbs.soft.SoftCounters;
 import io.vibridge.verbs.soft.SoftDevice;
 import io.vibridge.verbs.soft.SoftProtectionDomain;
+import io.vibridge.verbs.soft.TxBatch;
 import io.vibridge.verbs.soft.wire.Bth;
 import io.vibridge.verbs.soft.wire.Gid;
-import io.vibridge.verbs.soft.wire.Icrc;
 import io.vibridge.verbs.soft.wire.Opcode;
 import io.vibridge.verbs.soft.wire.PacketWriter;
 import java.net.InetSocketAddress;
@@ -35,10 +35,8 @@ public final class RcQueuePair implements QueuePair {
     final SoftCompletionQueue recvCq;
     final SoftCounters counters;
     final int qpn;
-    final ByteBuffer tx = ByteBuffer.allocateDirect(SoftDevice.MAX_PACKET);
-    /** Lays out every packet this QP sends into {@link #tx} (under the lock). */
+    /** Lays out every packet this QP sends into a borrowed {@link TxBatch} (under the lock). */
     final PacketWriter writer = new PacketWriter();
-    private final Icrc icrc = new Icrc();
     final RcRequester requester;
     final RcResponder responder;
     /** Takes every inbound RDMA WRITE/READ when set (cut-through); read by the receive thread. */
@@ -200,8 +198,21 @@ public final class RcQueuePair implements QueuePair {
         return op != null && op.isRc() && !op.isAtomic() && !op.hasAtomicAckEth() && !op.hasIeth();
     }
 
-    /** Seals and sends {@code tx[0, total)}, ICRC included, as laid out by {@link #writer} (under the lock). */
-    void send(int total) {
-        device.transmit(tx, total, peer, peerIp, icrc);
+    /** Borrows a batch for this locked section's packets to the peer; {@link #closeBatch} sends them. */
+    TxBatch openBatch() {
+        return device.openBatch(peer, peerIp);
+    }
+
+    void closeBatch(TxBatch out) {
+        device.closeBatch(out);
+    }
+
+    /**
+     * Starts laying out the next packet to the peer in {@code out} (under the lock): reserves its room and
+     * begins {@link #writer} there; finish it with {@code writer.finish()}.
+     */
+    PacketWriter begin(TxBatch out, Opcode op, boolean solicited, boolean ackReq, int psn, int payloadLength) {
+        int at = out.reserve(PacketWriter.packetLength(op, payloadLength));
+        return writer.begin(out.buffer(), at, op, solicited, Bth.DEFAULT_PKEY, destQpn, ackReq, psn, payloadLength);
     }
 }

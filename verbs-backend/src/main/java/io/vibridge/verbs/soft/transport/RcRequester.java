@@ -7,6 +7,7 @@ import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WrOpcode;
 import io.vibridge.verbs.soft.SoftMemoryRegion;
+import io.vibridge.verbs.soft.TxBatch;
 import io.vibridge.verbs.soft.wire.Aeth;
 import io.vibridge.verbs.soft.wire.Bth;
 import io.vibridge.verbs.soft.wire.Opcode;
@@ -156,74 +157,83 @@ final class RcRequester {
             return;
         }
         int mtu = qp.mtu;
-        ByteBuffer tx = qp.tx;
         PacketWriter pw = qp.writer;
+        TxBatch out = null;                 // borrowed at the first packet, sent and given back at the end
         boolean sent = false;
         boolean wasIdle = cursor == head && curPsn == compPsn;
-        while (cursor < tail) {
-            if (Psn.compare(curPsn, compPsn) >= WINDOW || probing && curPsn != compPsn) {
-                break;
-            }
-            Wqe w = at(cursor);
-            int k = Psn.compare(curPsn, w.firstPsn);
-            long off = (long) k * mtu;
-            if (w.op.isRead()) {
-                if (readsInFlight >= maxReads) {
+        try {
+            while (cursor < tail) {
+                if (Psn.compare(curPsn, compPsn) >= WINDOW || probing && curPsn != compPsn) {
                     break;
                 }
-                pw.begin(tx, 0, Opcode.RDMA_READ_REQUEST, false, Bth.DEFAULT_PKEY, qp.destQpn, true, curPsn, 0)
-                        .reth(w.raddr + off, w.rkey, w.len - off);
-                noteSent(curPsn, w.lastPsn);
-                qp.send(pw.finish());
-                readsInFlight++;
-                pktsSinceAckReq = 0;
-                curPsn = Psn.add(w.lastPsn, 1);
-                cursor++;
+                Wqe w = at(cursor);
+                int k = Psn.compare(curPsn, w.firstPsn);
+                long off = (long) k * mtu;
+                if (w.op.isRead()) {
+                    if (readsInFlight >= maxReads) {
+                        break;
+                    }
+                    if (out == null) {
+                        out = qp.openBatch();
+                    }
+                    qp.begin(out, Opcode.RDMA_READ_REQUEST, false, true, curPsn, 0)
+                            .reth(w.raddr + off, w.rkey, w.len - off).finish();
+                    noteSent(curPsn, w.lastPsn);
+                    readsInFlight++;
+                    pktsSinceAckReq = 0;
+                    curPsn = Psn.add(w.lastPsn, 1);
+                    cursor++;
+                    sent = true;
+                    continue;
+                }
+                int plen = (int) Math.min(mtu, w.len - off);
+                boolean first = k == 0;
+                boolean last = k == w.npkts - 1;
+                boolean write = w.op.isWrite();
+                boolean imm = last && w.op.hasImmediate();
+                Opcode op;
+                if (first && last) {
+                    op = write ? (imm ? Opcode.RDMA_WRITE_ONLY_WITH_IMMEDIATE : Opcode.RDMA_WRITE_ONLY)
+                            : (imm ? Opcode.SEND_ONLY_WITH_IMMEDIATE : Opcode.SEND_ONLY);
+                } else if (first) {
+                    op = write ? Opcode.RDMA_WRITE_FIRST : Opcode.SEND_FIRST;
+                } else if (last) {
+                    op = write ? (imm ? Opcode.RDMA_WRITE_LAST_WITH_IMMEDIATE : Opcode.RDMA_WRITE_LAST)
+                            : (imm ? Opcode.SEND_LAST_WITH_IMMEDIATE : Opcode.SEND_LAST);
+                } else {
+                    op = write ? Opcode.RDMA_WRITE_MIDDLE : Opcode.SEND_MIDDLE;
+                }
+                boolean ackReq = last || probing || ++pktsSinceAckReq >= MAX_PKT_PER_ACK;
+                if (ackReq) {
+                    pktsSinceAckReq = 0;
+                }
+                boolean se = last && w.solicited && (!write || imm);   // §2.1: SE only on the last packet
+                if (out == null) {
+                    out = qp.openBatch();
+                }
+                qp.begin(out, op, se, ackReq, curPsn, plen);
+                if (op.hasReth()) {
+                    pw.reth(w.raddr, w.rkey, w.len);
+                }
+                if (imm) {
+                    pw.immDt(w.imm);
+                }
+                if (plen > 0) {
+                    pw.payload(w.mr.buffer(), w.off + (int) off);
+                }
+                if (probing) {
+                    probePsn = curPsn;
+                }
+                pw.finish();
+                noteSent(curPsn, curPsn);
+                curPsn = Psn.next(curPsn);
+                if (last) {
+                    cursor++;
+                }
                 sent = true;
-                continue;
             }
-            int plen = (int) Math.min(mtu, w.len - off);
-            boolean first = k == 0;
-            boolean last = k == w.npkts - 1;
-            boolean write = w.op.isWrite();
-            boolean imm = last && w.op.hasImmediate();
-            Opcode op;
-            if (first && last) {
-                op = write ? (imm ? Opcode.RDMA_WRITE_ONLY_WITH_IMMEDIATE : Opcode.RDMA_WRITE_ONLY)
-                        : (imm ? Opcode.SEND_ONLY_WITH_IMMEDIATE : Opcode.SEND_ONLY);
-            } else if (first) {
-                op = write ? Opcode.RDMA_WRITE_FIRST : Opcode.SEND_FIRST;
-            } else if (last) {
-                op = write ? (imm ? Opcode.RDMA_WRITE_LAST_WITH_IMMEDIATE : Opcode.RDMA_WRITE_LAST)
-                        : (imm ? Opcode.SEND_LAST_WITH_IMMEDIATE : Opcode.SEND_LAST);
-            } else {
-                op = write ? Opcode.RDMA_WRITE_MIDDLE : Opcode.SEND_MIDDLE;
-            }
-            boolean ackReq = last || probing || ++pktsSinceAckReq >= MAX_PKT_PER_ACK;
-            if (ackReq) {
-                pktsSinceAckReq = 0;
-            }
-            boolean se = last && w.solicited && (!write || imm);   // §2.1: SE only on the last packet
-            pw.begin(tx, 0, op, se, Bth.DEFAULT_PKEY, qp.destQpn, ackReq, curPsn, plen);
-            if (op.hasReth()) {
-                pw.reth(w.raddr, w.rkey, w.len);
-            }
-            if (imm) {
-                pw.immDt(w.imm);
-            }
-            if (plen > 0) {
-                pw.payload(w.mr.buffer(), w.off + (int) off);
-            }
-            if (probing) {
-                probePsn = curPsn;
-            }
-            noteSent(curPsn, curPsn);
-            qp.send(pw.finish());
-            curPsn = Psn.next(curPsn);
-            if (last) {
-                cursor++;
-            }
-            sent = true;
+        } finally {
+            qp.closeBatch(out);
         }
         if (sent) {
             if (wasIdle) {

@@ -10,6 +10,7 @@ import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.soft.SoftMemoryRegion;
 import io.vibridge.verbs.soft.SoftRegion;
 import io.vibridge.verbs.soft.SoftRemoteAccessRegion;
+import io.vibridge.verbs.soft.TxBatch;
 import io.vibridge.verbs.soft.wire.Aeth;
 import io.vibridge.verbs.soft.wire.Bth;
 import io.vibridge.verbs.soft.wire.ImmDt;
@@ -368,21 +369,24 @@ final class RcResponder {
     private void sendReadResponses(int psn, ByteBuffer src, int srcOff, int len) {
         int mtu = qp.mtu;
         int n = npkts(len);
-        ByteBuffer tx = qp.tx;
-        PacketWriter pw = qp.writer;
-        for (int k = 0; k < n; k++) {
-            int off = k * mtu;
-            int plen = Math.min(mtu, len - off);
-            Opcode op = n == 1 ? Opcode.RDMA_READ_RESPONSE_ONLY : k == 0 ? Opcode.RDMA_READ_RESPONSE_FIRST
-                    : k == n - 1 ? Opcode.RDMA_READ_RESPONSE_LAST : Opcode.RDMA_READ_RESPONSE_MIDDLE;
-            pw.begin(tx, 0, op, false, Bth.DEFAULT_PKEY, qp.destQpn, false, Psn.add(psn, k), plen);
-            if (op.hasAeth()) {
-                pw.aeth(Aeth.SYNDROME_ACK_NO_CREDIT, msn);
+        TxBatch out = qp.openBatch();
+        try {
+            for (int k = 0; k < n; k++) {
+                int off = k * mtu;
+                int plen = Math.min(mtu, len - off);
+                Opcode op = n == 1 ? Opcode.RDMA_READ_RESPONSE_ONLY : k == 0 ? Opcode.RDMA_READ_RESPONSE_FIRST
+                        : k == n - 1 ? Opcode.RDMA_READ_RESPONSE_LAST : Opcode.RDMA_READ_RESPONSE_MIDDLE;
+                PacketWriter pw = qp.begin(out, op, false, false, Psn.add(psn, k), plen);
+                if (op.hasAeth()) {
+                    pw.aeth(Aeth.SYNDROME_ACK_NO_CREDIT, msn);
+                }
+                if (plen > 0) {
+                    pw.payload(src, srcOff + off);
+                }
+                pw.finish();
             }
-            if (plen > 0) {
-                pw.payload(src, srcOff + off);
-            }
-            qp.send(pw.finish());
+        } finally {
+            qp.closeBatch(out);
         }
     }
 
@@ -425,9 +429,12 @@ final class RcResponder {
     }
 
     private void sendAck(int syndrome, int psn) {
-        PacketWriter pw = qp.writer;
-        pw.begin(qp.tx, 0, Opcode.ACKNOWLEDGE, false, Bth.DEFAULT_PKEY, qp.destQpn, false, psn, 0).aeth(syndrome, msn);
-        qp.send(pw.finish());
+        TxBatch out = qp.openBatch();
+        try {
+            qp.begin(out, Opcode.ACKNOWLEDGE, false, false, psn, 0).aeth(syndrome, msn).finish();
+        } finally {
+            qp.closeBatch(out);
+        }
     }
 
     /** Completes a handler-answered READ later, from any thread. */

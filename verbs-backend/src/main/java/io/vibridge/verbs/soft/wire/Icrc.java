@@ -139,7 +139,15 @@ public final class Icrc {
 
     /** Computes the IPv4 ICRC (ID 0, DF) and writes it as the trailer of the packet. */
     public void sealIpv4(int srcIp, int dstIp, int srcPort, int dstPort, ByteBuffer buf, int off, int length) {
-        writeTrailer(buf, off, length, computeIpv4(srcIp, dstIp, srcPort, dstPort, buf, off, length));
+        sealIpv4(srcIp, dstIp, 0, srcPort, dstPort, buf, off, length);
+    }
+
+    /**
+     * Computes the IPv4 ICRC for IP Identification {@code ipId} (DF set) and writes it as the trailer: the
+     * k-th datagram of a segmented send leaves with ID k (see {@code SoftDevice}).
+     */
+    public void sealIpv4(int srcIp, int dstIp, int ipId, int srcPort, int dstPort, ByteBuffer buf, int off, int length) {
+        writeTrailer(buf, off, length, computeIpv4(srcIp, dstIp, ipId, true, srcPort, dstPort, buf, off, length));
     }
 
     /** Computes the IPv6 ICRC and writes it as the trailer of the packet. */
@@ -172,11 +180,25 @@ public final class Icrc {
      * result is unique: the 16 ID bits map injectively into the CRC for every packet length.
      */
     public int verifyAnyIpId(int srcIp, int dstIp, int srcPort, int dstPort, ByteBuffer buf, int off, int length) {
+        return ipv4Id(srcIp, dstIp, srcPort, dstPort, buf, off, length, 0);
+    }
+
+    /**
+     * As {@link #verifyAnyIpId}, checking {@code likelyId} first: when the ICRC holds for it, the answer
+     * costs one CRC pass and no solving. CRC(ID = x) = CRC(ID = e) XOR L(x XOR e), so any other ID follows
+     * from the same pass.
+     */
+    public int ipv4Id(int srcIp, int dstIp, int srcPort, int dstPort, ByteBuffer buf, int off, int length, int likelyId) {
         if (length < Bth.LENGTH + LENGTH) {
             return -1;
         }
-        int computed = computeIpv4(srcIp, dstIp, srcPort, dstPort, buf, off, length);
-        return solveId(length, computed ^ trailer(buf, off, length));
+        int computed = computeIpv4(srcIp, dstIp, likelyId, true, srcPort, dstPort, buf, off, length);
+        int received = trailer(buf, off, length);
+        if (computed == received) {
+            return likelyId;
+        }
+        int delta = solveId(length, computed ^ received);
+        return delta < 0 ? -1 : delta ^ likelyId;
     }
 
     /** Verifies a received IPv6 packet. */
