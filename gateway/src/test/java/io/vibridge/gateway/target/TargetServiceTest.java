@@ -382,7 +382,7 @@ class TargetServiceTest {
         var tmx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         try (RcTestClient c = connected(fc)) {
             byte[] p = pattern(64, 1);
-            for (int i = 0; i < 500; i++) {             // warm-up (JIT)
+            for (int i = 0; i < 6000; i++) {            // warm-up: until the JIT has compiled the send path (FFM calls allocate until then)
                 c.send(p, i % 2 == 0, i);
                 c.receive();
             }

@@ -27,7 +27,6 @@ import java.nio.channels.ClosedChannelException;
 import java.util.EnumSet;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -68,8 +67,11 @@ public final class SoftDevice implements VerbsDevice {
     private final int ipv4;
     private final int port;
     private final UdpSocket socket;
-    /** Idle batches; more are made when all are borrowed (at most one per thread sending at once). */
-    private final ArrayBlockingQueue<TxBatch> batches = new ArrayBlockingQueue<>(64);
+    /**
+     * Idle batches, lock-free and allocation-free (a queue's lock allocates when contended); more are made
+     * when all are borrowed, at most one per thread sending at once.
+     */
+    private final AtomicReferenceArray<TxBatch> idleBatches = new AtomicReferenceArray<>(64);
     private final Thread receiver;
     private final ScheduledThreadPoolExecutor timers;
     private final ExecutorService events;
@@ -369,7 +371,12 @@ public final class SoftDevice implements VerbsDevice {
 
     /** Borrows a batch for packets to {@code to} ({@code toIp} its IPv4 address); give it back with {@link #closeBatch}. */
     public TxBatch openBatch(InetSocketAddress to, int toIp) {
-        TxBatch b = batches.poll();
+        TxBatch b = null;
+        for (int i = 0; b == null && i < idleBatches.length(); i++) {
+            if (idleBatches.getPlain(i) != null) {
+                b = idleBatches.getAndSet(i, null);
+            }
+        }
         if (b == null) {
             b = new TxBatch(this, socket.newSender());
         }
@@ -387,7 +394,9 @@ public final class SoftDevice implements VerbsDevice {
             b.flush();
         } finally {
             b.to = null;
-            batches.offer(b);                                // dropped when the pool is full
+            for (int i = 0; i < idleBatches.length() && !idleBatches.compareAndSet(i, null, b); i++) {
+                // the next slot; a batch finding none free is dropped
+            }
         }
     }
 
