@@ -68,6 +68,12 @@ public final class SoftConnectionManager implements ConnectionManager {
     /** Local CA ACK delay we announce in REP (rxe value, §4.10). */
     static final int TARGET_ACK_DELAY = 15;
     static final int REJ_INVALID_PRIMARY_GID = 12;
+    /**
+     * TimeWait is a minimum (§5.10: the QP number and comm ID stay reserved at least that long): exits are
+     * served by one timer, which lets ids due within this much of the first leave together (one timer
+     * wake-up and one burst of TimewaitExit events instead of one each per connection).
+     */
+    static final long TIMEWAIT_BATCH_NANOS = 5_000_000L;
     static final int REJ_INVALID_PATH_MTU = 26;
 
     enum State { IDLE, REQ_SENT, REQ_RCVD, REP_SENT, ESTABLISHED, DREQ_SENT, DREQ_RCVD, TIMEWAIT }
@@ -83,6 +89,11 @@ public final class SoftConnectionManager implements ConnectionManager {
     private final Map<Long, Listener> listeners = new HashMap<>();
     private final Map<Integer, Id> byLocal = new HashMap<>();
     private final Map<RemoteKey, Id> byRemote = new HashMap<>();
+    /** Ids in TIMEWAIT by exit time, and the one timer serving them (guarded by the monitor). */
+    private final java.util.PriorityQueue<Id> timewait =
+            new java.util.PriorityQueue<>((a, b) -> Long.compare(a.timewaitEnd - b.timewaitEnd, 0));
+    private ScheduledFuture<?> timewaitTimer;
+    private long timewaitTimerAt;
     private final Gid localGid;
     /** Packets ({@link Outgoing}) and events ({@link Emit}) in the order they were decided under the monitor. */
     private final ConcurrentLinkedQueue<Object> outbox = new ConcurrentLinkedQueue<>();
@@ -164,6 +175,10 @@ public final class SoftConnectionManager implements ConnectionManager {
         shutdown = true;
         for (Id id : byLocal.values()) {
             id.cancelTimer();
+        }
+        if (timewaitTimer != null) {
+            timewaitTimer.cancel(false);
+            timewaitTimer = null;
         }
     }
 
@@ -427,22 +442,64 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     private void enterTimewait(Id id) {
+        id.cancelTimer();
         id.state = State.TIMEWAIT;
         RcAttributes a = id.qp == null ? null : id.qp.attributes();
         long wait = a == null ? CmTimeout.nanos(14) : Math.max(CmTimeout.nanos(a.ackTimeoutExp()), 1_000_000L);
-        id.timer = device.timers().schedule(() -> {
-            try {
-                synchronized (SoftConnectionManager.this) {
+        id.timewaitEnd = System.nanoTime() + wait;
+        timewait.add(id);
+        armTimewait();
+    }
+
+    /** Under the monitor: the timewait timer fires once the first id is due, late by at most the batch window. */
+    private void armTimewait() {
+        Id first = timewait.peek();
+        if (first == null || shutdown) {
+            return;
+        }
+        long at = first.timewaitEnd + TIMEWAIT_BATCH_NANOS;
+        if (timewaitTimer != null) {
+            if (timewaitTimerAt - at <= 0) {
+                return;                                         // fires early enough already
+            }
+            unschedule(timewaitTimer);
+        }
+        timewaitTimerAt = at;
+        timewaitTimer = device.timers().schedule(this::onTimewaitTimer, Math.max(0, at - System.nanoTime()),
+                TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Cancels {@code f} and takes it out of the timer queue at once: a retry timer is cancelled on almost
+     * every connection (the answer came), and a cancelled task left queued would wake the timer thread
+     * when its (seconds-long) timeout comes only to be discarded, and lengthen every queue operation.
+     */
+    private void unschedule(ScheduledFuture<?> f) {
+        if (f.cancel(false) && f instanceof Runnable r) {
+            device.timers().remove(r);
+        }
+    }
+
+    /** Timer thread: every id whose TimeWait is over leaves it (IDLE, TimewaitExit), in exit-time order. */
+    private void onTimewaitTimer() {
+        try {
+            synchronized (this) {
+                timewaitTimer = null;
+                long now = System.nanoTime();
+                Id id;
+                while ((id = timewait.peek()) != null && id.timewaitEnd - now <= 0) {
+                    timewait.poll();
                     if (id.state == State.TIMEWAIT) {
                         id.state = State.IDLE;
                         remove(id);
                         id.emit(new CmEvent.TimewaitExit(id));
                     }
                 }
-            } finally {
-                flush();
+                armTimewait();
             }
-        }, wait, TimeUnit.NANOSECONDS);
+        } finally {
+            flush();
+        }
     }
 
     /** A REJ without ARI or private data. */
@@ -504,6 +561,8 @@ public final class SoftConnectionManager implements ConnectionManager {
         int retriesLeft;
         long retryNanos;
         ScheduledFuture<?> timer;
+        /** System.nanoTime() at which TIMEWAIT ends. */
+        long timewaitEnd;
 
         Id(boolean active, InetAddress remote, long serviceId, CmEventHandler handler, Executor executor) {
             this.active = active;
@@ -546,7 +605,7 @@ public final class SoftConnectionManager implements ConnectionManager {
 
         void cancelTimer() {
             if (timer != null) {
-                timer.cancel(false);
+                unschedule(timer);
                 timer = null;
             }
         }
