@@ -97,6 +97,68 @@ final class Link implements ConnectionPeer {
         threads().name("vitcp-reader").start(this::readLoop);
     }
 
+    /** Bytes the connecting thread reads at a time while it waits for the answer to its Connect Request. */
+    private static final int SETUP_READ = 1024;
+
+    /**
+     * Active side, on the connecting thread before {@link #start()}: reads the peer's answer to the
+     * Connect Request itself (a timed blocking read, no reader thread to wake and hand the outcome back)
+     * until the engine reports the outcome, the connection ends or the deadline passes (false). Bytes
+     * after the answer in the same read go to the engine as the reader would pass them.
+     */
+    boolean readSetup(long deadlineNanos) throws InterruptedException {
+        byte[] b = new byte[SETUP_READ];
+        ByteBuffer buf = ByteBuffer.wrap(b);
+        try {
+            java.io.InputStream in = channel.socket().getInputStream();
+            while (!setupDone) {
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                channel.socket().setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, left / 1_000_000)));
+                int n;
+                try {
+                    n = in.read(b, 0, b.length);
+                } catch (java.net.SocketTimeoutException e) {
+                    continue;
+                }
+                if (n < 0) {
+                    break;
+                }
+                buf.limit(n).position(0);
+                boolean out;
+                lock.lock();
+                try {
+                    engine.receive(buf);
+                    out = engine.hasOutput() || engine.closeRequested() && setupFailure == null;
+                } finally {
+                    lock.unlock();
+                }
+                runDeferred();
+                // a failed setup is closed by the caller; anything else is the reader's business from now on
+                if (out || hasOutputNow()) {
+                    signalWriter();
+                }
+            }
+        } catch (java.nio.channels.ClosedByInterruptException e) {
+            Thread.interrupted();
+            transportClosed();
+            throw new InterruptedException("interrupted while connecting");
+        } catch (IOException | RuntimeException e) {
+            if (!closed) {
+                log.debug("connection {} read failed during setup: {}", remoteAddress(), e.toString());
+            }
+            if (e instanceof RuntimeException re) {
+                log.warn("engine failure on {}", remoteAddress(), re);
+            }
+        }
+        if (!setupDone) {
+            transportClosed();                                  // EOF or a read error before the answer
+        }
+        return true;
+    }
+
     private Thread.Builder threads() {
         return nic.config().platformThreads() ? Thread.ofPlatform().daemon() : Thread.ofVirtual();
     }

@@ -163,9 +163,22 @@ public final class Vi {
         } finally {
             l.lock.unlock();
         }
-        l.start();
         l.kick();
-        if (!l.awaitSetup(deadline)) {
+        boolean answered;
+        try {
+            answered = l.readSetup(deadline);                   // this thread reads the answer itself
+        } catch (InterruptedException e) {
+            synchronized (this) {
+                link = null;
+            }
+            l.close();
+            toIdle();
+            throw e;
+        }
+        if (!l.isClosed() && l.setupFailure() == null) {
+            l.start();                                          // the reader thread from here on
+        }
+        if (!answered) {
             l.tick(Long.MAX_VALUE - 1);
             l.awaitSetup(System.nanoTime() + 1_000_000_000L);
         }
