@@ -19,6 +19,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -52,14 +53,25 @@ public final class Perf {
      * @param duration       run each bandwidth test this long instead, or null
      * @param connects       connections set up in the connect test
      * @param connectThreads threads connecting concurrently in the connect test
+     * @param connectWarmup  connections set up by the same threads before the connect test's clock starts
+     *                       (JIT warm-up of a fresh process), not counted
      */
     public record Settings(Set<Test> tests, int latSize, int bwSize, int latIterations, int bwIterations,
-                           Duration duration, int connects, int connectThreads) {
+                           Duration duration, int connects, int connectThreads, int connectWarmup) {
         public Settings {
             tests = tests.isEmpty() ? EnumSet.noneOf(Test.class) : EnumSet.copyOf(tests);
             if (latIterations < 1 || bwIterations < 1 || connects < 1 || connectThreads < 1) {
                 throw new IllegalArgumentException("iterations, connects and threads must be >= 1");
             }
+            if (connectWarmup < 0) {
+                throw new IllegalArgumentException("connect warm-up must be >= 0");
+            }
+        }
+
+        /** Without a connect warm-up. */
+        public Settings(Set<Test> tests, int latSize, int bwSize, int latIterations, int bwIterations,
+                        Duration duration, int connects, int connectThreads) {
+            this(tests, latSize, bwSize, latIterations, bwIterations, duration, connects, connectThreads, 0);
         }
     }
 
@@ -110,7 +122,7 @@ public final class Perf {
                         out.println(" " + t.title + ": skipped (no RDMA Read at this reliability level / read window)");
                     }
                     if (r != null) {
-                        print(out, r, label, o, c);
+                        print(out, r, label, o, c, 0);
                         results.add(r);
                     }
                 }
@@ -118,7 +130,7 @@ public final class Perf {
         }
         if (s.tests().contains(Test.CONNECT)) {
             Result r = connectRate(o, s);
-            print(out, r, label, o, null);
+            print(out, r, label, o, null, s.connectWarmup());
             results.add(r);
         }
         return results;
@@ -297,6 +309,7 @@ public final class Perf {
     static Result connectRate(ViClientOptions o, Settings s) throws Exception {
         int threads = s.connectThreads();
         int per = Math.max(1, s.connects() / threads);
+        int warm = (s.connectWarmup() + threads - 1) / threads;
         long[][] samples = new long[threads][per];
         AtomicReference<Exception> failure = new AtomicReference<>();
         try (ViNic nic = ViNic.open(NicConfig.loopback().withListen(null).withName("vibridge-perf-connect")
@@ -304,13 +317,24 @@ public final class Perf {
             var tag = nic.createPtag();
             ViNetAddress remote = new ViNetAddress(o.remote(), Discriminator.ofUtf8(o.discriminator()));
             Thread[] ts = new Thread[threads];
-            long t0 = System.nanoTime();
+            // the same loop warms up, then every thread starts the timed part together
+            CountDownLatch warmedUp = new CountDownLatch(threads);
+            CountDownLatch go = new CountDownLatch(1);
             for (int k = 0; k < threads; k++) {
                 long[] mine = samples[k];
                 ts[k] = Thread.ofPlatform().name("perf-connect-" + k).start(() -> {
                     try {
                         Vi vi = nic.createVi(ViAttributes.of(o.reliability(), tag), null, null);
-                        for (int i = 0; i < per; i++) {
+                        try {
+                            for (int i = 0; i < warm; i++) {
+                                vi.connectRequest(Discriminator.EMPTY, remote, o.timeout());
+                                vi.disconnect();
+                            }
+                        } finally {
+                            warmedUp.countDown();
+                        }
+                        go.await();
+                        for (int i = 0; i < per && failure.get() == null; i++) {
                             long a = System.nanoTime();
                             vi.connectRequest(Discriminator.EMPTY, remote, o.timeout());
                             mine[i] = System.nanoTime() - a;
@@ -321,6 +345,9 @@ public final class Perf {
                     }
                 });
             }
+            warmedUp.await();
+            long t0 = System.nanoTime();
+            go.countDown();
             for (Thread t : ts) {
                 t.join();
             }
@@ -345,7 +372,7 @@ public final class Perf {
 
     // ------------------------------------------------------------------ output
 
-    static void print(PrintStream out, Result r, String label, ViClientOptions o, ViClient c) {
+    static void print(PrintStream out, Result r, String label, ViClientOptions o, ViClient c, int connectWarmup) {
         out.println(LINE);
         out.printf(Locale.ROOT, "                    %s Test (VI/TCP, %s)%n", r.test().title, label);
         out.printf(Locale.ROOT, " Peer           : %s:%d discriminator \"%s\"%n", o.remote().getHostString(),
@@ -356,6 +383,10 @@ public final class Perf {
         if (c != null) {
             out.printf(Locale.ROOT, " Agreed MTU     : %d    Outstanding: %d    Connect time: %.3f ms%n",
                     c.negotiated().mtu(), r.test() == Test.SEND_LAT ? 1 : c.sends.length, c.connectNanos / 1e6);
+        }
+        if (r.test() == Test.CONNECT) {
+            out.printf(Locale.ROOT, " Warm-up        : %d connects before the clock starts (not counted)%n",
+                    connectWarmup);
         }
         out.println(LINE);
         switch (r.test()) {

@@ -1,6 +1,7 @@
 package io.vibridge.gateway.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vibridge.gateway.cli.PerfCommand;
 import io.vibridge.gateway.target.TargetMode;
@@ -60,6 +61,31 @@ class PerfTest {
     }
 
     @Test
+    void connectWarmup_connectsFirstAndCountsOnlyTheTimedPart() throws Exception {
+        ViClientOptions o = new ViClientOptions(peer.address(), "demo", ReliabilityLevel.RELIABLE_DELIVERY, true, null,
+                65536, 8, 4, Duration.ofSeconds(30));
+        Perf.Settings s = new Perf.Settings(EnumSet.of(Perf.Test.CONNECT), 8, 65536, 1, 1, null, 12, 3, 7);
+        long before = peer.acceptedConnections();
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        List<Perf.Result> rs = Perf.run(o, s, "test", new PrintStream(buf, true, StandardCharsets.UTF_8));
+        String out = buf.toString(StandardCharsets.UTF_8);
+        assertThat(rs).singleElement().satisfies(r -> {
+            assertThat(r.iterations()).isEqualTo(12);
+            assertThat(r.headline()).isPositive();
+        });
+        // 7 warm-up connects over 3 threads: 3 each (rounded up), then 4 timed each; the peer counts an accept
+        // just after answering it, so allow it a moment
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (peer.acceptedConnections() - before < 9 + 12 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(peer.acceptedConnections() - before).isEqualTo(9 + 12);
+        assertThat(out).contains(" Warm-up        : 7 connects before the clock starts (not counted)");
+        assertThatThrownBy(() -> new Perf.Settings(EnumSet.of(Perf.Test.CONNECT), 8, 8, 1, 1, null, 1, 1, -1))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void durationMode_andCommandLineBaselineOnly() {
         PrintStream saved = System.out;
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
@@ -85,7 +111,8 @@ class PerfTest {
         try {
             System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
             code = new CommandLine(new PerfCommand()).execute("--all-in-one", "--target-address", "127.0.0.49",
-                    "--gateway-ib-address", "127.0.0.50", "--baseline", "-n", "10", "--connect-threads", "2");
+                    "--gateway-ib-address", "127.0.0.50", "--baseline", "-n", "10", "--connect-threads", "2",
+                    "--connect-warmup", "4");
         } finally {
             System.setOut(saved);
         }
