@@ -58,6 +58,8 @@ public final class TargetService implements AutoCloseable {
     private final Executor loopExecutor;
     private final AtomicLong nextConnId = new AtomicLong(1);
     private volatile boolean running = true;
+    /** Set by the loop just before it parks: producers unpark it only then (a busy loop needs no signal). */
+    private volatile boolean parked;
     private long memoryInUse;
     private volatile int active;
     private final AtomicLong accepted = new AtomicLong();
@@ -77,7 +79,7 @@ public final class TargetService implements AutoCloseable {
                     .unstarted(this::run);
             this.loopExecutor = r -> {
                 tasks.add(r);
-                LockSupport.unpark(loop);
+                wake();
             };
             loop.start();
             for (ServiceIdScheme s : config.schemes()) {
@@ -175,7 +177,12 @@ public final class TargetService implements AutoCloseable {
                 maybeSummary();
             }
             if (!worked && tasks.isEmpty() && ready.isEmpty()) {
-                LockSupport.park(this);
+                parked = true;
+                // look again after announcing it: a producer either sees the flag or its entry is seen here
+                if (running && tasks.isEmpty() && ready.isEmpty()) {
+                    LockSupport.park(this);
+                }
+                parked = false;
             }
         }
     }
@@ -205,6 +212,13 @@ public final class TargetService implements AutoCloseable {
     /** Called on provider threads when a connection's completion queue has entries. */
     void ready(TargetConnection c) {
         if (ready.offer(c)) {
+            wake();
+        }
+    }
+
+    /** After queueing work: unparks the loop if it parked (or is about to). */
+    private void wake() {
+        if (parked) {
             LockSupport.unpark(loop);
         }
     }
