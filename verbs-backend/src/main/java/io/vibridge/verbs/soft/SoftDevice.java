@@ -32,7 +32,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,6 +75,14 @@ public final class SoftDevice implements VerbsDevice {
      */
     private final AtomicReferenceArray<TxBatch> idleBatches = new AtomicReferenceArray<>(64);
     private final Thread receiver;
+    /**
+     * Sends what posters queued (doorbell): a multi-packet message is laid out, sealed and handed to the
+     * socket here rather than on the posting thread (the gateway's event loop), as a NIC would.
+     */
+    private final Thread transmitter;
+    /** QPs waiting for the transmitter: a Treiber stack linked through the QPs (no allocation per post). */
+    private final AtomicReference<RcQueuePair> transmitQueue = new AtomicReference<>();
+    private volatile boolean transmitterParked;
     private final ScheduledThreadPoolExecutor timers;
     private final ExecutorService events;
     private final SoftCounters counters = new SoftCounters();
@@ -130,6 +140,9 @@ public final class SoftDevice implements VerbsDevice {
         if (faultSpec != null) {
             setFaults(parseFaults(faultSpec));
         }
+        transmitter = new Thread(this::transmitLoop, "soft-tx-" + tag);
+        transmitter.setDaemon(true);
+        transmitter.start();
         receiver = new Thread(this::receiveLoop, "soft-rx-" + tag);
         receiver.setDaemon(true);
         receiver.setPriority(Thread.MAX_PRIORITY);
@@ -520,6 +533,49 @@ public final class SoftDevice implements VerbsDevice {
         }
     }
 
+    /** Queues {@code qp} for the transmit thread; a QP is queued at most once (RcQueuePair.scheduleTransmit). */
+    public void scheduleTransmit(RcQueuePair qp) {
+        RcQueuePair head;
+        do {
+            head = transmitQueue.get();
+            qp.txNext(head);
+        } while (!transmitQueue.compareAndSet(head, qp));
+        if (head == null && transmitterParked) {
+            LockSupport.unpark(transmitter);
+        }
+    }
+
+    private void transmitLoop() {
+        while (!closed) {
+            RcQueuePair stack = transmitQueue.getAndSet(null);
+            if (stack == null) {
+                transmitterParked = true;                    // then re-check: a post racing with this sees it set
+                if (transmitQueue.get() == null && !closed) {
+                    LockSupport.park(this);
+                }
+                transmitterParked = false;
+                continue;
+            }
+            RcQueuePair fifo = null;                         // oldest first
+            while (stack != null) {
+                RcQueuePair next = stack.txNext();
+                stack.txNext(fifo);
+                fifo = stack;
+                stack = next;
+            }
+            while (fifo != null) {
+                RcQueuePair next = fifo.txNext();
+                fifo.txNext(null);
+                try {
+                    fifo.transmit();
+                } catch (RuntimeException e) {
+                    LOG.error("{}: transmit of QP {} failed", name(), fifo.qpNum(), e);
+                }
+                fifo = next;
+            }
+        }
+    }
+
     // ---------------------------------------------------------------- receive
 
     private void receiveLoop() {
@@ -644,6 +700,7 @@ public final class SoftDevice implements VerbsDevice {
             return;
         }
         closed = true;
+        LockSupport.unpark(transmitter);
         cm.shutdown();
         for (int i = 0; i < QP_SLOTS; i++) {
             RcQueuePair qp = qps.get(i);
@@ -660,6 +717,7 @@ public final class SoftDevice implements VerbsDevice {
         events.shutdown();
         try {
             receiver.join(2000);
+            transmitter.join(2000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -43,6 +43,9 @@ public final class RcQueuePair implements QueuePair {
     volatile io.vibridge.verbs.QueuePairAccessHandler accessHandler;
 
     QpState state = QpState.INIT;
+    /** Queued for the device's transmit thread (under the lock); {@link #txNext} links the queue. */
+    boolean transmitScheduled;
+    private RcQueuePair txNext;
     RcAttributes attrs;
     InetSocketAddress peer;
     int peerIp;
@@ -196,6 +199,31 @@ public final class RcQueuePair implements QueuePair {
      */
     private static boolean implemented(Opcode op) {
         return op != null && op.isRc() && !op.isAtomic() && !op.hasAtomicAckEth() && !op.hasIeth();
+    }
+
+    /** Hands this QP's posted work to the device's transmit thread, once until it ran (under the lock). */
+    void scheduleTransmit() {
+        if (!transmitScheduled) {
+            transmitScheduled = true;
+            device.scheduleTransmit(this);
+        }
+    }
+
+    /** The transmit thread's turn: sends what the window allows. */
+    public void transmit() {
+        synchronized (this) {
+            transmitScheduled = false;
+            requester.pump();
+        }
+    }
+
+    /** The device's transmit queue link (written before the QP is published to the queue). */
+    public RcQueuePair txNext() {
+        return txNext;
+    }
+
+    public void txNext(RcQueuePair next) {
+        txNext = next;
     }
 
     /** Borrows a batch for this locked section's packets to the peer; {@link #closeBatch} sends them. */

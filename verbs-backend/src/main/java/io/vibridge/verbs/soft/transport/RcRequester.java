@@ -148,7 +148,11 @@ final class RcRequester {
         w.readRcvd = 0;
         sqPsn = Psn.add(w.lastPsn, 1);
         tail++;
-        pump();
+        if (w.npkts == 1 && cursor == tail - 1 && !qp.transmitScheduled) {
+            pump();                 // one packet with nothing ahead of it: on the caller's thread (latency)
+        } else {
+            qp.scheduleTransmit();  // the device's transmit thread lays out and sends it (doorbell)
+        }
     }
 
     /** Transmits what the window, the READ limit and an RNR wait allow. */
