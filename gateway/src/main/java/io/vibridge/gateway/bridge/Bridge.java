@@ -2,6 +2,8 @@ package io.vibridge.gateway.bridge;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -168,8 +170,8 @@ public final class Bridge implements ConnectionPeer {
     // and acknowledges a client Send/RDMA Write only once its InfiniBand work completed
     private boolean rr;
 
-    // input gate
-    private Buffer inBuf;
+    // input gate: the socket's bytes as Netty read them (pooled, direct), released once consumed
+    private ByteBuf inBuf;
     private int inPos;
     private final ByteBuffer segHdr = ByteBuffer.allocate(HDR);
     private int segLeft;
@@ -223,7 +225,11 @@ public final class Bridge implements ConnectionPeer {
     /** Wires the socket; call on the socket's context. */
     public void start() {
         fabric.bridges.add(this);
-        socket.handler(this::onData);
+        if (raw != null) {
+            raw.messageHandler(this::onMessage);     // Netty's buffers as they are: no copy to a heap Buffer
+        } else {
+            socket.handler(b -> onData(Unpooled.wrappedBuffer(b.getBytes())));
+        }
         socket.closeHandler(v -> onSocketClosed());
         socket.exceptionHandler(e -> log.debug("conn {} socket error: {}", id, e.toString()));
         incomingTimer = vertx.setTimer(config.vi().incomingTimeout().toMillis(), t -> {
@@ -318,30 +324,50 @@ public final class Bridge implements ConnectionPeer {
 
     // ============================================================================ input gate
 
-    private void onData(Buffer b) {
+    private void onMessage(Object msg) {
+        if (msg instanceof ByteBuf b) {
+            onData(b);
+        } else {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    /** Takes ownership of {@code b}. */
+    private void onData(ByteBuf b) {
         if (socketClosed) {
+            b.release();
             return;
         }
         if (inBuf != null) {
             // delivered while paused: keep both (bounded: Vert.x stops reading once paused)
-            Buffer joined = Buffer.buffer(inBuf.length() - inPos + b.length());
-            joined.appendBuffer(inBuf, inPos, inBuf.length() - inPos).appendBuffer(b);
+            int held = inBuf.readableBytes() - inPos;
+            ByteBuf joined = PooledByteBufAllocator.DEFAULT.directBuffer(held + b.readableBytes());
+            joined.writeBytes(inBuf, inBuf.readerIndex() + inPos, held).writeBytes(b);
+            inBuf.release();
+            b.release();
             inBuf = joined;
-            inPos = 0;
         } else {
             inBuf = b;
-            inPos = 0;
         }
+        inPos = 0;
         processInput();
+    }
+
+    private void dropInput() {
+        if (inBuf != null) {
+            inBuf.release();
+            inBuf = null;
+        }
+        inPos = 0;
     }
 
     private void processInput() {
         if (inBuf == null) {
             return;
         }
-        ByteBuf bb = ((BufferInternal) inBuf).getByteBuf();
+        ByteBuf bb = inBuf.retain(); // stays readable here even if a hostile segment drops the input meanwhile
         int base = bb.readerIndex();
-        int end = inBuf.length();
+        int end = bb.readableBytes();
         try {
             while (inPos < end) {
                 if (engine.closeRequested() || socketClosed) {
@@ -350,7 +376,7 @@ public final class Bridge implements ConnectionPeer {
                 }
                 if (segLeft > 0) {
                     int n = Math.min(segLeft, end - inPos);
-                    ByteBuffer nio = bb.nioBuffer(base + inPos, n);
+                    ByteBuffer nio = bb.internalNioBuffer(base + inPos, n); // shared view: consumed right here
                     if (capture != null) {
                         nio.duplicate().get(capture, captureLen, n);
                         captureLen += n;
@@ -390,10 +416,10 @@ public final class Bridge implements ConnectionPeer {
                 bytesIn += HDR;
                 segLeft = Math.max(0, segLen - HDR);
             }
-            inBuf = null;
-            inPos = 0;
+            dropInput();
             resumeInput();
         } finally {
+            bb.release();
             afterEngine();
         }
     }
@@ -458,7 +484,7 @@ public final class Bridge implements ConnectionPeer {
     private void hostile(String why) {
         closeReason = why;
         log.warn("conn {} {}:{} disconnected: {}", id, clientAddress.getHostAddress(), clientPort, why);
-        inBuf = null;
+        dropInput();
         forceClose();
     }
 
@@ -1514,7 +1540,7 @@ public final class Bridge implements ConnectionPeer {
     private void onSocketClosed() {
         socketClosed = true;
         cancelIncomingTimer();
-        inBuf = null;
+        dropInput();
         if (engine.state() != ViConnection.State.DISCONNECTED) {
             engine.transportClosed();
         }
