@@ -68,7 +68,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
     /** The InfiniBand side: device and RC/CM parameters. */
     public record Infiniband(String provider, InetAddress address, int udpPort, int pathMtu, int retryCount,
             int rnrRetry, int localAckTimeout, int cmResponseTimeout, int maxCmRetries, int initiatorDepth,
-            int responderResources, String faults) {
+            int responderResources, String faults, String udpOffload) {
     }
 
     /** Connections the staging pool can hold at once: max-slots / slots per connection. */
@@ -246,13 +246,18 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             throw new ConfigError("infiniband.path-mtu", "must be 256, 512, 1024, 2048 or 4096, got " + mtu);
         }
         String faults = c.hasPath("infiniband.faults") ? c.getString("infiniband.faults") : "";
+        String offload = c.hasPath("infiniband.udp-offload")
+                ? c.getString("infiniband.udp-offload").trim().toLowerCase(java.util.Locale.ROOT) : "auto";
+        if (!Set.of("auto", "on", "off").contains(offload)) {
+            throw new ConfigError("infiniband.udp-offload", "must be auto, on or off, got " + offload);
+        }
         return new Infiniband(provider, address, port(c, "infiniband.udp-port", false), mtu,
                 intIn(c, "infiniband.retry-count", 0, 7, false), intIn(c, "infiniband.rnr-retry", 0, 7, false),
                 intIn(c, "infiniband.local-ack-timeout", 0, 31, false),
                 intIn(c, "infiniband.cm-response-timeout", 0, 31, false),
                 intIn(c, "infiniband.max-cm-retries", 0, 15, false),
                 intIn(c, "infiniband.initiator-depth", 1, 255, false),
-                intIn(c, "infiniband.responder-resources", 0, 255, false), faults);
+                intIn(c, "infiniband.responder-resources", 0, 255, false), faults, offload);
     }
 
     private static String string(Config c, String key) {

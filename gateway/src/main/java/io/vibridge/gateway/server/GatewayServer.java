@@ -69,6 +69,7 @@ public final class GatewayServer implements AutoCloseable {
         if (!ib.faults().isEmpty()) {
             dc = dc.withOption("faults", ib.faults());
         }
+        dc = dc.withOption("udp-offload", ib.udpOffload());
         device = Verbs.open(dc);
         try {
             pd = device.allocateProtectionDomain();

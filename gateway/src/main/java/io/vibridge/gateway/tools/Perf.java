@@ -122,7 +122,7 @@ public final class Perf {
                         out.println(" " + t.title + ": skipped (no RDMA Read at this reliability level / read window)");
                     }
                     if (r != null) {
-                        print(out, r, label, o, c, 0);
+                        print(out, r, label, o, c, t == Test.SEND_LAT ? latencyWarmup(s) : (int) bandwidthWarmup(s));
                         results.add(r);
                     }
                 }
@@ -147,7 +147,7 @@ public final class Perf {
             Ping.fill(c.sendMr.buffer(), 0, size, 1);
         }
         int n = s.latIterations();
-        int warm = Math.min(1000, Math.max(1, n / 10));
+        int warm = latencyWarmup(s);
         long[] t = new long[n];
         Vi vi = c.vi;
         for (int i = -warm; i < n; i++) {
@@ -173,6 +173,23 @@ public final class Perf {
                 t[Math.min(n - 1, (int) (n * 0.99))] / 1e3, t[n - 1] / 1e3, 1);
     }
 
+    /** Round trips before the latency test's clock starts. */
+    static int latencyWarmup(Settings s) {
+        return Math.min(1000, Math.max(1, s.latIterations() / 10));
+    }
+
+    /** Most operations a bandwidth test streams untimed before its clock starts. */
+    static final long BW_WARMUP = 5000;
+
+    /**
+     * Operations a bandwidth test streams before its clock starts, as the latency and connect tests warm
+     * up: a fresh JVM (the all-in-one gateway and target, or the client) otherwise spends the first
+     * seconds compiling, and whichever side of a comparison runs first pays for it.
+     */
+    static long bandwidthWarmup(Settings s) {
+        return s.duration() == null ? Math.min(BW_WARMUP, s.bwIterations()) : BW_WARMUP;
+    }
+
     static Result sendBandwidth(ViClient c, Settings s) throws InterruptedException {
         c.setMode(TargetMode.SINK);
         int size = s.bwSize();
@@ -185,12 +202,13 @@ public final class Perf {
             }
         }
         long before = c.controlOk(Control.STATS, null).getLong(Control.HEADER);
-        long[] done = new long[1];
+        long[] done = new long[2];
         long ns = stream(c, c.sends, s, done);
         long after = c.controlOk(Control.STATS, null).getLong(Control.HEADER);
         c.setMode(TargetMode.ECHO);
-        if (after - before != done[0]) {
-            throw new IllegalStateException("the sink counted " + (after - before) + " Sends, " + done[0] + " were sent");
+        if (after - before != done[0] + done[1]) {
+            throw new IllegalStateException("the sink counted " + (after - before) + " Sends, " + (done[0] + done[1])
+                    + " were sent");
         }
         return bw(Test.SEND_BW, size, done[0], ns);
     }
@@ -204,6 +222,13 @@ public final class Perf {
         c.controlOk(Control.SET_MODE, ByteBuffer.allocate(5).put(0, (byte) TargetMode.SOURCE.code()).putInt(1, size));
         long n = s.duration() == null ? s.bwIterations() : Long.MAX_VALUE;
         long end = Long.MAX_VALUE;
+        for (long i = bandwidthWarmup(s); i > 0; i--) {
+            Descriptor d = c.awaitReceive();
+            if (d.length() != size) {
+                throw new IllegalStateException("a received message was " + d.length() + " bytes long, not " + size);
+            }
+            c.repost(d);
+        }
         Descriptor first = c.awaitReceive();
         long t0 = System.nanoTime();
         if (s.duration() != null) {
@@ -259,7 +284,7 @@ public final class Perf {
             ByteBuffer fill = ByteBuffer.allocate(12).putInt(0, 0).putInt(4, slots * size).putInt(8, 6);
             c.controlOk(Control.FILL_REGION, fill);
         }
-        long[] done = new long[1];
+        long[] done = new long[2];
         long ns = stream(c, ops, s, done);
         // check: region slot 0 and local slot 0 hold the same bytes (written, or read from the filled region)
         int local = Control.crc32c(c.sendMr.buffer(), 0, size);
@@ -272,17 +297,34 @@ public final class Perf {
     }
 
     /**
-     * Keeps {@code ops.length} operations outstanding until the count or duration is reached, then waits
-     * for a STATS round trip (ordered after every operation) so the time covers delivery.
+     * Streams the warm-up untimed (then a STATS round trip, ordered after every operation, empties the
+     * pipeline), then keeps {@code ops.length} operations outstanding until the count or duration is
+     * reached and waits for a STATS round trip again so the time covers delivery. {@code doneOut}: timed
+     * operations, warm-up operations.
      */
     private static long stream(ViClient c, Descriptor[] ops, Settings s, long[] doneOut) throws InterruptedException {
-        int w = ops.length;
+        long warm = bandwidthWarmup(s);
+        if (warm > 0) {
+            streamFor(c, ops, warm, Long.MAX_VALUE);
+            c.controlOk(Control.STATS, null);
+        }
+        long t0 = System.nanoTime();
         long limit = s.duration() == null ? s.bwIterations() : Long.MAX_VALUE;
-        long end = s.duration() == null ? Long.MAX_VALUE : System.nanoTime() + s.duration().toNanos();
+        long end = s.duration() == null ? Long.MAX_VALUE : t0 + s.duration().toNanos();
+        long done = streamFor(c, ops, limit, end);
+        c.controlOk(Control.STATS, null);
+        long ns = System.nanoTime() - t0;
+        doneOut[0] = done;
+        doneOut[1] = warm;
+        return ns;
+    }
+
+    /** Keeps {@code ops.length} operations outstanding until {@code limit} were posted or {@code end}; returns how many completed. */
+    private static long streamFor(ViClient c, Descriptor[] ops, long limit, long end) throws InterruptedException {
+        int w = ops.length;
         Vi vi = c.vi;
         long posted = 0;
         long done = 0;
-        long t0 = System.nanoTime();
         while (posted < limit && posted < w) {
             vi.postSend(ops[(int) posted]);
             posted++;
@@ -295,10 +337,7 @@ public final class Perf {
                 posted++;
             }
         }
-        c.controlOk(Control.STATS, null);
-        long ns = System.nanoTime() - t0;
-        doneOut[0] = done;
-        return ns;
+        return done;
     }
 
     private static Result bw(Test t, int size, long n, long ns) {
@@ -372,7 +411,7 @@ public final class Perf {
 
     // ------------------------------------------------------------------ output
 
-    static void print(PrintStream out, Result r, String label, ViClientOptions o, ViClient c, int connectWarmup) {
+    static void print(PrintStream out, Result r, String label, ViClientOptions o, ViClient c, int warmup) {
         out.println(LINE);
         out.printf(Locale.ROOT, "                    %s Test (VI/TCP, %s)%n", r.test().title, label);
         out.printf(Locale.ROOT, " Peer           : %s:%d discriminator \"%s\"%n", o.remote().getHostString(),
@@ -384,10 +423,13 @@ public final class Perf {
             out.printf(Locale.ROOT, " Agreed MTU     : %d    Outstanding: %d    Connect time: %.3f ms%n",
                     c.negotiated().mtu(), r.test() == Test.SEND_LAT ? 1 : c.sends.length, c.connectNanos / 1e6);
         }
-        if (r.test() == Test.CONNECT) {
-            out.printf(Locale.ROOT, " Warm-up        : %d connects before the clock starts (not counted)%n",
-                    connectWarmup);
-        }
+        out.printf(Locale.ROOT, " Warm-up        : %d %s before the clock starts (not counted)%n", warmup,
+                switch (r.test()) {
+                    case CONNECT -> "connects";
+                    case SEND_LAT -> "round trips";
+                    case RECV_BW -> "messages received";
+                    default -> "operations";
+                });
         out.println(LINE);
         switch (r.test()) {
             case SEND_LAT -> {

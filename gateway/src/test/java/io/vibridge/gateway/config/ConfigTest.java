@@ -22,6 +22,7 @@ class ConfigTest {
         assertThat(c.shutdownGrace()).isEqualTo(Duration.ofSeconds(10));
         assertThat(c.slotsPerConnection()).isGreaterThan(c.routes().lookup("demo").get().target().parameters().receiveBuffers());
         assertThat(c.security().enabled()).isFalse();
+        assertThat(c.infiniband().udpOffload()).isEqualTo("auto");
         // the default staging pool admits the default connection limit (grows on demand up to max-slots)
         assertThat(c.staging().maxSlots()).isEqualTo(16384);
         assertThat(c.stagingConnectionCapacity()).isGreaterThanOrEqualTo(c.limits().maxConnections());
@@ -63,6 +64,7 @@ class ConfigTest {
         "infiniband.provider = magic | infiniband.provider",
         "infiniband.address = not-an-ip | infiniband.address",
         "infiniband.path-mtu = 3000 | infiniband.path-mtu",
+        "infiniband.udp-offload = fast | infiniband.udp-offload",
         "infiniband.retry-count = 9 | infiniband.retry-count",
         "security.key = short | security.key",
         "'security.route-keys { nosuch = \"0123456789abcdef0123\" }' | security.route-keys",

@@ -54,6 +54,11 @@ class PerfTest {
                 "Connection Setup Test", " #bytes #iterations    t_min[usec]    t_typical[usec]",
                 " #bytes     #iterations    BW average[MiB/sec]    MsgRate[Mpps]", "rate[conn/sec]");
         assertThat(out.lines().filter(l -> l.startsWith(" 65536      40 "))).hasSize(4);
+        // every bandwidth test first streams as many operations untimed (the Send test's sink count covers both)
+        assertThat(out.lines().filter(l -> l.equals(" Warm-up        : 40 operations before the clock starts (not counted)")))
+                .hasSize(3);
+        assertThat(out).contains(" Warm-up        : 40 messages received before the clock starts (not counted)",
+                " Warm-up        : 5 round trips before the clock starts (not counted)");
 
         ByteArrayOutputStream cmp = new ByteArrayOutputStream();
         Perf.printComparison(new PrintStream(cmp, true, StandardCharsets.UTF_8), rs, rs);
