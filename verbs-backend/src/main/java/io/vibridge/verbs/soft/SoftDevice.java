@@ -119,8 +119,11 @@ public final class SoftDevice implements VerbsDevice {
         interfaceMtu = interfaceMtu(address, config.options().get("netdev-mtu"));   // REF §1.4, as rxe
         maxPathMtu = maxPathMtu(interfaceMtu, config.options().get("max-mtu"));
         UdpSocket.Offload offload;
-        try {
+        FaultConfig initialFaults;
+        try {                                   // options first: nothing to undo when one is wrong
             offload = UdpSocket.Offload.parse(config.options().get("udp-offload"));
+            String faultSpec = config.options().get("faults");
+            initialFaults = faultSpec == null ? null : parseFaults(faultSpec);
         } catch (IllegalArgumentException e) {
             throw new VerbsException(e.getMessage());
         }
@@ -136,9 +139,8 @@ public final class SoftDevice implements VerbsDevice {
         timers.setRemoveOnCancelPolicy(true);
         events = Executors.newSingleThreadExecutor(daemon("soft-events-" + tag));
         cm = new SoftConnectionManager(this);
-        String faultSpec = config.options().get("faults");
-        if (faultSpec != null) {
-            setFaults(parseFaults(faultSpec));
+        if (initialFaults != null) {
+            setFaults(initialFaults);
         }
         transmitter = new Thread(this::transmitLoop, "soft-tx-" + tag);
         transmitter.setDaemon(true);

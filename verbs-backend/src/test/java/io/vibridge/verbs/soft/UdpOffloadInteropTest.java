@@ -1,6 +1,7 @@
 package io.vibridge.verbs.soft;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vibridge.verbs.AcceptParams;
 import io.vibridge.verbs.CmEvent;
@@ -14,6 +15,10 @@ import io.vibridge.verbs.WrOpcode;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.zip.CRC32C;
+import io.vibridge.verbs.DeviceConfig;
+import io.vibridge.verbs.Verbs;
+import io.vibridge.verbs.VerbsException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -81,6 +86,19 @@ class UdpOffloadInteropTest {
             assertThat(ca.icrcAnyIdAccepts() + cb.icrcAnyIdAccepts()).isZero();
             a.close();
             b.close();
+        }
+    }
+
+    @Test
+    void badDeviceOptionsFailBeforeTheSocketIsBound() {
+        String ip = "127.0.0.48";                                // outside the TestDevices range
+        DeviceConfig c = DeviceConfig.of(ip).withProvider("soft");
+        assertThatThrownBy(() -> Verbs.open(c.withOption("udp-offload", "fast")))
+                .isInstanceOf(VerbsException.class).hasMessageContaining("udp-offload must be auto, on or off, got fast");
+        assertThatThrownBy(() -> Verbs.open(c.withOption("faults", "drop=lots")))
+                .isInstanceOf(VerbsException.class).hasMessageContaining("lots");
+        try (VerbsDevice d = Verbs.open(c)) {                    // nothing was left bound
+            assertThat(d.address().getHostAddress()).isEqualTo(ip);
         }
     }
 
