@@ -67,8 +67,6 @@ final class RcResponder {
     private ReadEntry[] reads = new ReadEntry[0];
     private int readNext;
     private int epoch;
-    private ByteBuffer view;
-    private ByteBuffer viewOf;
 
     RcResponder(RcQueuePair qp, int maxRecv) {
         this.qp = qp;
@@ -258,23 +256,19 @@ final class RcResponder {
             return;
         }
         int immediate = imm ? ImmDt.value(pkt, op.immDtOffset()) : 0;
-        if (q != null) {
-            if (view == null || viewOf != pkt) {
-                view = pkt.duplicate();
-                viewOf = pkt;
+        if (q != null || h != null) {
+            // the handler reads the payload from the received packet itself, positioned on it (valid during
+            // the call only): no view per packet, whichever buffer of a received group the packet is in
+            int limit = pkt.limit();
+            boolean taken;
+            try {
+                pkt.limit(hl + plen).position(hl);
+                taken = q != null ? q.onWrite(va, rkey, pkt, first, last, imm, immediate)
+                        : h.handler().onWrite(va, pkt, first, last, imm, immediate);
+            } finally {
+                pkt.limit(limit).position(0);
             }
-            view.limit(hl + plen).position(hl);
-            if (!q.onWrite(va, rkey, view, first, last, imm, immediate)) {
-                nakSent = true;                             // backpressure: drop unacknowledged, no NAK storm
-                return;
-            }
-        } else if (h != null) {
-            if (view == null || viewOf != pkt) {
-                view = pkt.duplicate();
-                viewOf = pkt;
-            }
-            view.limit(hl + plen).position(hl);
-            if (!h.handler().onWrite(va, view, first, last, imm, immediate)) {
+            if (!taken) {
                 nakSent = true;                             // backpressure: drop unacknowledged, no NAK storm
                 return;
             }
