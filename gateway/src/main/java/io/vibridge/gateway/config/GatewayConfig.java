@@ -98,11 +98,28 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                 .resolve());
     }
 
+    /**
+     * A key that reference.conf does not document is a typo or a renamed key, which Typesafe Config would
+     * otherwise ignore in silence (the default then applies): an error naming it. Route entries and the
+     * per-route key map hold keys of the user's choosing.
+     */
+    private static void rejectUnknownKeys(Config c, Config reference) {
+        for (var e : c.entrySet()) {
+            String key = e.getKey();
+            if (key.startsWith("security.route-keys.") || reference.hasPathOrNull(key)) {
+                continue;
+            }
+            throw new ConfigError(key, key.equals("staging.slots") ? "renamed: use staging.max-slots"
+                    : "unknown key (reference.conf lists every key)");
+        }
+    }
+
     /** Reads {@code vibridge.gateway} of a resolved config; overrides on top of reference.conf. */
     public static GatewayConfig from(Config root) {
         Config full = root.withFallback(ConfigFactory.defaultReference()).resolve();
         Config c = full.getConfig(ROOT);
         try {
+            rejectUnknownKeys(c, ConfigFactory.defaultReference().getConfig(ROOT));
             Listen listen = new Listen(string(c, "listen.host"), port(c, "listen.port", true));
             Admin admin = new Admin(string(c, "admin.host"), port(c, "admin.port", true));
             int maxMtu = intIn(c, "vi.max-mtu", 32 * 1024, Integer.MAX_VALUE, true);
@@ -112,9 +129,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             int creditThreshold = intIn(c, "vi.credit-threshold", 0, 0xFFFF, false);
             Vi vi = new Vi(maxMtu, seg, window, incoming, creditThreshold);
             int slotSize = intIn(c, "staging.slot-size", 32 * 1024 + FlowControlHeader.LENGTH, 16 << 20, true);
-            // staging.slots: the former name of max-slots, still accepted
-            int maxSlots = c.hasPath("staging.slots") ? intIn(c, "staging.slots", 1, 1 << 24, false)
-                    : intIn(c, "staging.max-slots", 1, 1 << 24, false);
+            int maxSlots = intIn(c, "staging.max-slots", 1, 1 << 24, false);
             int chunkSlots = intIn(c, "staging.chunk-slots", 1, 1 << 24, false);
             if ((long) slotSize * Math.min(chunkSlots, maxSlots) > Integer.MAX_VALUE) {
                 throw new ConfigError("staging.chunk-slots",

@@ -75,7 +75,7 @@ class TwoProcessTest {
                   listen { host = "127.0.0.1", port = 0 }
                   admin { host = "127.0.0.1", port = 0 }
                   infiniband { provider = soft, address = "127.0.0.78" }
-                  staging { slots = 128 }
+                  staging { max-slots = 128 }
                   shutdown-grace = 5s
                   routes = [ { match = "demo", target = "127.0.0.77", port = 5000, flowc = 0,
                                receive-size = 65552, receive-buffers = 8 } ]

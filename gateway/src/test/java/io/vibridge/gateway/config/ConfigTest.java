@@ -29,9 +29,17 @@ class ConfigTest {
     }
 
     @Test
-    void formerStagingSlotsKeyIsReadAsMaxSlots() {
-        GatewayConfig c = GatewayConfig.from(ConfigFactory.parseString("vibridge.gateway.staging.slots = 128"));
-        assertThat(c.staging().maxSlots()).isEqualTo(128);
+    void unknownAndRenamedKeysAreErrorsNamingTheKey() {
+        assertThatThrownBy(() -> GatewayConfig.from(ConfigFactory.parseString("vibridge.gateway.limits.max-conections = 5")))
+                .isInstanceOfSatisfying(ConfigError.class, e -> assertThat(e.key()).isEqualTo("limits.max-conections"))
+                .hasMessageContaining("unknown key");
+        assertThatThrownBy(() -> GatewayConfig.from(ConfigFactory.parseString("vibridge.gateway.staging.slots = 128")))
+                .isInstanceOfSatisfying(ConfigError.class, e -> assertThat(e.key()).isEqualTo("staging.slots"))
+                .hasMessageContaining("renamed: use staging.max-slots");
+        // keys of the user's choosing: per-route HMAC keys
+        GatewayConfig c = GatewayConfig.from(ConfigFactory.parseString(
+                "vibridge.gateway.security.route-keys { demo = \"0123456789abcdef0123\" }"));
+        assertThat(c.security().enabled()).isTrue();
     }
 
     @Test
@@ -54,7 +62,7 @@ class ConfigTest {
         "vi.segment-size = 0 | vi.segment-size",
         "vi.incoming-timeout = 0s | vi.incoming-timeout",
         "staging.slot-size = 1024 | staging.slot-size",
-        "staging.slots = 0 | staging.slots",
+        "staging.max-slots = 0 | staging.max-slots",
         "staging.max-slots = 0 | staging.max-slots",
         "staging.chunk-slots = 0 | staging.chunk-slots",
         "'staging { max-slots = 10 }' | limits.buffer-per-connection",

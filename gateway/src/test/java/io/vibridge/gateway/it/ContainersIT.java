@@ -83,7 +83,7 @@ class ContainersIT {
                     cm-response-timeout = 16, max-cm-retries = 2
                     local-ack-timeout = 14, retry-count = 3
                   }
-                  staging { slots = 128 }
+                  staging { max-slots = 128 }
                   shutdown-grace = 3s
                   routes = [
                     { match = "demo", target = "%s", port = 5000, service-id = iwarp,

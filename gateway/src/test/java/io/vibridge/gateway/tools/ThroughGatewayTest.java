@@ -41,7 +41,7 @@ class ThroughGatewayTest {
         String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0 }\n"
                 + "admin { host = \"127.0.0.1\", port = 0 }\n"
                 + "infiniband { provider = soft, address = \"127.0.0.43\", local-ack-timeout = 12, cm-response-timeout = 14 }\n"
-                + "staging { slots = 256 }\nshutdown-grace = 2s\n"
+                + "staging { max-slots = 256 }\nshutdown-grace = 2s\n"
                 + "routes = [" + route.formatted(0, 0) + "," + route.formatted(1, 1) + ",\n"
                 + "{ match = \"demo-sdp\", target = \"127.0.0.44\", port = 5000, service-id = sdp, flowc = 0, "
                 + "receive-size = 65552, receive-buffers = 8 }\n"
