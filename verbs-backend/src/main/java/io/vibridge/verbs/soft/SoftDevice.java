@@ -629,13 +629,16 @@ public final class SoftDevice implements VerbsDevice {
     /**
      * Views of the datagrams of a received group, each a buffer whose index 0 is the datagram's first
      * byte (the transport reads packets at absolute offsets from 0). Made once per datagram size and
-     * position, so the receive path allocates nothing while the size stays.
+     * position and kept for the last few sizes (a peer's full packets, a READ response stream's, a WRITE
+     * FIRST's), so the receive path allocates nothing while the sizes recur.
      */
     private static final class ReceivedGroup {
+        private static final int SIZES = 4;
         private final ByteBuffer buf;
         private final ByteBuffer whole;                 // the whole buffer, to slice from
-        private final ByteBuffer[] views = new ByteBuffer[128];
-        private int viewSize;
+        private final int[] sizes = new int[SIZES];
+        private final ByteBuffer[][] views = new ByteBuffer[SIZES][128];
+        private int next;                               // the entry replaced when a new size comes
 
         ReceivedGroup(ByteBuffer buf) {
             this.buf = buf;
@@ -647,20 +650,30 @@ public final class SoftDevice implements VerbsDevice {
                 buf.limit(len).position(0);
                 return buf;
             }
-            if (size != viewSize) {
-                java.util.Arrays.fill(views, null);
-                viewSize = size;
-            }
-            ByteBuffer v = index < views.length ? views[index] : null;
+            ByteBuffer[] forSize = viewsFor(size);
+            ByteBuffer v = index < forSize.length ? forSize[index] : null;
             if (v == null) {
                 int at = index * size;
                 v = whole.slice(at, Math.min(size, whole.capacity() - at));
-                if (index < views.length) {
-                    views[index] = v;
+                if (index < forSize.length) {
+                    forSize[index] = v;
                 }
             }
             v.limit(len).position(0);
             return v;
+        }
+
+        private ByteBuffer[] viewsFor(int size) {
+            for (int i = 0; i < SIZES; i++) {
+                if (sizes[i] == size) {
+                    return views[i];
+                }
+            }
+            int i = next;
+            next = (next + 1) % SIZES;
+            sizes[i] = size;
+            java.util.Arrays.fill(views[i], null);
+            return views[i];
         }
     }
 
