@@ -40,9 +40,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One soft RoCEv2 device: a UDP socket on {@code ip:4791} with DF set (so Linux sends IP ID 0 and the
- * ICRC we compute for ID 0 is right), one platform receive thread, one timer thread, one event thread
- * for user callbacks. Every QP guards its state with its own lock; the receive thread and posting
- * threads take it; user callbacks never run under it.
+ * ICRC we compute for ID 0 is right), one platform receive thread, one transmit thread (posted
+ * multi-packet messages), one timer thread, one event thread for user callbacks. Every QP guards its
+ * state with its own lock; the receive, transmit and posting threads take it; user callbacks never run
+ * under it.
  *
  * <p>With UDP segmentation offload (option {@code udp-offload}, default {@code auto}), the packets a QP
  * sends in one locked section leave in groups of equal-size datagrams in one system call, and one
