@@ -6,5 +6,10 @@ public enum Capability {
      * The user may answer inbound RDMA WRITE/READ on a registered address range itself
      * ({@link ProtectionDomain#registerRemoteAccessHandler}); the gateway's cut-through needs it.
      */
-    REMOTE_ACCESS_HANDLER
+    REMOTE_ACCESS_HANDLER,
+    /**
+     * A queue pair can be connected out of band ({@link QueuePair#connect(QpConnection)}), without the CM, as
+     * {@code ibv_modify_qp} does for {@code ibv_rc_pingpong} and perftest without {@code -R}.
+     */
+    OUT_OF_BAND_CONNECT
 }

@@ -31,6 +31,16 @@ public interface QueuePair extends AutoCloseable {
         throw new UnsupportedOperationException("this verbs provider cannot hand remote access to a handler");
     }
 
+    /**
+     * Connects this QP out of band, INIT -> RTR -> RTS ({@code ibv_modify_qp} twice), with attributes the
+     * application exchanged with the peer itself. Needs {@link Capability#OUT_OF_BAND_CONNECT}; other
+     * providers throw {@link UnsupportedOperationException}. A QP connected this way belongs to no CM id:
+     * {@link #toError()} ends it.
+     */
+    default void connect(QpConnection connection) {
+        throw new UnsupportedOperationException("this verbs provider cannot connect a queue pair out of band");
+    }
+
     /** Negotiated path MTU in bytes (0 before the connection is set up). */
     int pathMtu();
 

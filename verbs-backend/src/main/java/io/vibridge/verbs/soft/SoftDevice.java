@@ -313,7 +313,7 @@ public final class SoftDevice implements VerbsDevice {
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.REMOTE_ACCESS_HANDLER);
+        return EnumSet.of(Capability.REMOTE_ACCESS_HANDLER, Capability.OUT_OF_BAND_CONNECT);
     }
 
     @Override

@@ -81,6 +81,14 @@ public final class RcQueuePair implements QueuePair {
         state = QpState.RTS;
     }
 
+    /** Out of band (no CM): the application's attributes, the peer's RoCE UDP port taken as ours. */
+    @Override
+    public void connect(io.vibridge.verbs.QpConnection c) {
+        connect(new RcAttributes(c.remote(), device.port(), c.remoteQpn(), c.sendPsn(), c.receivePsn(),
+                Math.min(c.pathMtu(), device.maxPathMtu()), c.retryCount(), c.rnrRetryCount(), c.localAckTimeout(),
+                c.maxRdAtomic(), c.maxDestRdAtomic(), c.minRnrTimer()));
+    }
+
     /** CM: run once when the first packet from the peer arrives (communication established). */
     public void onFirstPacket(Runnable hook) {
         this.firstPacketHook = hook;
