@@ -332,7 +332,9 @@ public final class SoftConnectionManager implements ConnectionManager {
         id.remoteCommId = r.localCommId();
         ConnectParams p = id.params;
         try {
-            id.qp.connect(new RcAttributes(src, device.port(), r.localQpn(), id.startPsn, r.startingPsn(),
+            // IB-WIRE-REFERENCE §5.7 (Linux cm.c: cm_rep_handler sets sq_psn from the REP, ib_send_cm_req rq_psn
+            // from its own REQ): the REP's Starting PSN is the PSN the passive side expects, so we send from it
+            id.qp.connect(new RcAttributes(src, device.port(), r.localQpn(), r.startingPsn(), id.startPsn,
                     id.pathMtu, p.retryCount(), r.rnrRetryCount(), p.localAckTimeout(),
                     Math.min(p.initiatorDepth(), r.responderResources()), p.responderResources(), p.minRnrTimer()));
         } catch (VerbsException e) {
@@ -556,6 +558,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         CmMessage lastSent;
         long tid;
         long dreqTid;
+        /** Active side: the REQ's Starting PSN, the PSN this side expects to receive first (its rq_psn). */
         int startPsn;
         int pathMtu;
         int retriesLeft;
@@ -693,15 +696,16 @@ public final class SoftConnectionManager implements ConnectionManager {
                 }
                 CmReq r = req;
                 int mtu = PathMtu.bytes(Math.max(PathMtu.MTU_256, Math.min(PathMtu.MTU_4096, r.pathMtu())));
-                int sqPsn = random.nextInt() & 0xFFFFFF;
+                int rqPsn = random.nextInt() & 0xFFFFFF;
                 int maxRd = Math.min(p.initiatorDepth(), r.responderResources());
                 int maxDestRd = Math.min(p.responderResources(), r.initiatorDepth());
-                // §5.7: the passive QP's attributes come from the REQ
-                rq.connect(new RcAttributes(remote, device.port(), r.localQpn(), sqPsn, r.startingPsn(), mtu,
+                // §5.7: the passive QP's attributes come from the REQ. Its Starting PSN is the PSN the active
+                // side expects, so we send from it; ours, in the REP, is the PSN we expect (Linux cm.c)
+                rq.connect(new RcAttributes(remote, device.port(), r.localQpn(), r.startingPsn(), rqPsn, mtu,
                         r.retryCount(), r.rnrRetryCount(), r.primaryPath().localAckTimeout(), maxRd, maxDestRd,
                         p.minRnrTimer()));
                 qp = rq;
-                lastSent = CmRep.rc(localCommId, remoteCommId, rq.qpNum(), sqPsn, maxDestRd, maxRd,
+                lastSent = CmRep.rc(localCommId, remoteCommId, rq.qpNum(), rqPsn, maxDestRd, maxRd,
                         TARGET_ACK_DELAY, p.rnrRetryCount(), caGuid, p.privateData());
                 state = State.REP_SENT;
                 retriesLeft = r.maxCmRetries();
