@@ -7,7 +7,9 @@ import java.net.InetAddress;
  *
  * @param responderResources  READ/atomics we accept concurrently (REQ byte 35)
  * @param initiatorDepth      READ/atomics we issue concurrently (REQ byte 39)
- * @param retryCount          transport retry count 0..7 (7 = unlimited, as rxe)
+ * @param retryCount          transport retry count 0..7, consecutive retries without progress before the work
+ *                            request fails with RETRY_EXCEEDED (7 = seven, as IBA and hardware; rxe alone reads
+ *                            7 as unlimited)
  * @param rnrRetryCount       RNR retry count 0..7 (7 = unlimited)
  * @param localAckTimeout     5-bit exponent: ACK timeout = 4.096 µs × 2^v (0 = no timer)
  * @param cmResponseTimeout   5-bit exponent for the CM response timeouts (both REQ fields)

@@ -268,7 +268,8 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         }
         return new Infiniband(provider, address, port(c, "infiniband.udp-port", false), mtu,
                 intIn(c, "infiniband.retry-count", 0, 7, false), intIn(c, "infiniband.rnr-retry", 0, 7, false),
-                intIn(c, "infiniband.local-ack-timeout", 0, 31, false),
+                // 0 disables the retransmit timer (IBA): a dead target would then hang its clients for ever
+                intIn(c, "infiniband.local-ack-timeout", 1, 31, false),
                 intIn(c, "infiniband.cm-response-timeout", 0, 31, false),
                 intIn(c, "infiniband.max-cm-retries", 0, 15, false),
                 intIn(c, "infiniband.initiator-depth", 1, 255, false),

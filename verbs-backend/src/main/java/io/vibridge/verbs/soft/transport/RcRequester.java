@@ -316,11 +316,12 @@ final class RcRequester {
         pump();
     }
 
-    /** retry_cnt 7 is unlimited, as rxe (§4.9). */
+    /**
+     * retry_cnt counts consecutive retries without progress, 7 included: IBA 9.7.6.1.3 makes only the RNR retry
+     * count 7 unlimited (C9-141), and hardware RNICs read the transport count so. Linux rxe alone skips the
+     * decrement at 7 (rxe_comp.c, COMPST_ERROR_RETRY); following it would let a dead peer hang a QP forever.
+     */
     private boolean consumeRetry() {
-        if (qp.attrs.retryCount() == 7) {
-            return true;
-        }
         if (retryLeft == 0) {
             return false;
         }
