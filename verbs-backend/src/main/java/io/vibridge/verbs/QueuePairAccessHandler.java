@@ -25,6 +25,19 @@ public interface QueuePairAccessHandler {
     boolean onWrite(long va, int rkey, ByteBuffer payload, boolean first, boolean last, boolean hasImm,
                     int immediate);
 
-    /** An inbound RDMA READ of {@code length} bytes at {@code va}/{@code rkey}; complete {@code responder} once. */
+    /**
+     * An inbound RDMA READ of {@code length} bytes at {@code va}/{@code rkey}; complete {@code responder} once.
+     * A duplicate of a READ still being answered is not handed over again: the one answer serves both
+     * (IBA 9.7.5.1.4; the requester accepts the response stream from the READ's first PSN).
+     */
     void onRead(long va, int rkey, int length, RemoteAccessHandler.ReadResponder responder);
+
+    /**
+     * A receive completion is about to be queued on this QP's receive CQ with success (an inbound SEND, or
+     * the immediate of an RDMA WRITE), called on the same thread as, and in order with, {@link #onWrite} and
+     * {@link #onRead} (IBA 9.5: the responder executes requests in order). Counting these lets the handler
+     * place each RDMA operation among the messages around it.
+     */
+    default void onReceiveQueued() {
+    }
 }

@@ -133,6 +133,8 @@ public final class Bridge implements ConnectionPeer {
     private final ReceiveWorkRequest rwr = new ReceiveWorkRequest();
     private ConnectSigner signer;
     private CutThrough cut;
+    /** Target messages polled (successful receive completions), matched against {@link CutThrough.Op#receivesBefore}. */
+    private int targetReceives;
 
     // staging
     private int[] slots = new int[0];
@@ -584,11 +586,6 @@ public final class Bridge implements ConnectionPeer {
                 bytesOut += total;
                 if (type == 3 && eom) {
                     readResponseSent();
-                } else if (type == 0 && eom && cut != null && cut.sendsHeld > 0) {
-                    // a target SEND went to the client (the engine writes them in order): RDMA queued behind it may go
-                    if (--cut.sendsHeld == 0 && !cut.queue.isEmpty()) {
-                        context.runOnContext(v -> onCutThrough()); // READs that waited (no allocation otherwise)
-                    }
                 }
                 engine.written();
             }
@@ -743,17 +740,8 @@ public final class Bridge implements ConnectionPeer {
         int sendWr = 2 * clientSlots + 8;
         cq = fabric.device.createCompletionQueue(sendWr + recvSlots + 8);
         CutThrough c = fabric.device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER)
-                ? new CutThrough(() -> context.runOnContext(v -> onCutThrough()), fabric.cutThroughOrderRefusals) : null;
-        if (c == null) {
-            cq.onNotify(this::onCqNotify, onContext);
-        } else {
-            // the provider notifies on its own thread right after queueing a completion, before it handles the
-            // next packet: mark it so cut-through RDMA the target issued after a SEND cannot overtake that SEND
-            cq.onNotify(this::onCqNotify, r -> {
-                c.completionsPending = true;
-                context.runOnContext(v -> r.run());
-            });
-        }
+                ? new CutThrough(() -> context.runOnContext(v -> onCutThrough())) : null;
+        cq.onNotify(this::onCqNotify, onContext);
         qp = fabric.pd.createQueuePair(new QpInitAttributes(cq, cq, sendWr, recvSlots + 1));
         if (c != null) {
             try {
@@ -767,7 +755,7 @@ public final class Bridge implements ConnectionPeer {
             postRecv(l);
         }
         cq.requestNotify(false);
-        byte[] pd = t.requestPrivateData(clientAddress, clientPort);
+        byte[] pd = t.requestPrivateData(clientAddress, clientPort, fabric.device.address(), fabric.nextCmaPort());
         ConnectParams p = new ConnectParams(t.address(), t.serviceId().value(), pd, ib.responderResources(),
                 ib.initiatorDepth(), ib.retryCount(), ib.rnrRetry(), ib.localAckTimeout(), ib.cmResponseTimeout(),
                 ib.maxCmRetries(), ib.pathMtu(), 12);
@@ -1201,15 +1189,26 @@ public final class Bridge implements ConnectionPeer {
 
     // ============================================================================ completions
 
-    /** Forwards queued cut-through operations to the client, in the order the target issued them. */
+    /** The provider queued cut-through work: forward what may go now. */
     private void onCutThrough() {
+        forwardCutThrough();
+        pump();
+    }
+
+    /**
+     * Posts queued cut-through operations to the VI engine, in the order the target issued them, up to the
+     * first one that came after a target message not polled yet (IBA 9.5). The engine writes what it is
+     * posted in order, so posting each operation after the messages before it and before the ones after
+     * it is all the ordering takes.
+     */
+    private void forwardCutThrough() {
         if (cut == null) {
             return;
         }
         CutThrough.Op o;
         while ((o = cut.queue.peek()) != null) {
-            if (o.afterHeld && cut.mustWait() && engine.state() == ViConnection.State.CONNECTED) {
-                break; // a READ issued after a target SEND still held: after that SEND (IBA order)
+            if (o.receivesBefore - targetReceives > 0 && engine.state() == ViConnection.State.CONNECTED) {
+                break; // issued after a target message still in the CQ: posted after it
             }
             cut.queue.poll();
             if (engine.state() != ViConnection.State.CONNECTED) {
@@ -1218,27 +1217,15 @@ public final class Bridge implements ConnectionPeer {
             }
             engine.post(o);
         }
-        pump();
     }
 
     private void onCqNotify() {
-        // cut-through WRITE packets the target issued before a SEND were handed over before that SEND's
-        // completion was queued: forward them first so the client sees the data before the message
-        if (cut != null && !cut.queue.isEmpty()) {
-            onCutThrough();
-        }
         drainCq();
         if (cq != null && !resourcesReleased) {
-            if (cut != null) {
-                // cleared before re-arming: a completion queued from here on notifies (and sets it) again
-                cut.completionsPending = false;
-            }
             cq.requestNotify(false);
             drainCq();
         }
-        if (cut != null && !cut.queue.isEmpty()) {
-            onCutThrough(); // READs that waited for the completions just polled
-        }
+        forwardCutThrough(); // what the target issued after the last message polled
         processFifo();
         pump();
     }
@@ -1270,6 +1257,8 @@ public final class Bridge implements ConnectionPeer {
                 maybeRelease();
                 return;
             }
+            forwardCutThrough(); // RDMA the target issued before this message goes first (IBA 9.5)
+            targetReceives++;
             onTargetMessage(l, wc);
             return;
         }
@@ -1389,9 +1378,6 @@ public final class Bridge implements ConnectionPeer {
         s.hasImm = wc.hasImmediate;
         s.immediate = wc.immediate;
         op[l] = OP_SEND;
-        if (cut != null) {
-            cut.sendsHeld++; // cut-through RDMA issued after it waits until it went to the client (IBA order)
-        }
         engine.post(s);
     }
 

@@ -20,12 +20,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * Over the budget a WRITE packet is refused: the target's requester retransmits it later.
  *
  * <p>Order (IBA 9.5: an RC responder executes requests in order, so the client must see them in
- * order): a WRITE or READ the target issued after a SEND must not reach the client before that SEND.
- * While a target SEND may be held in the gateway ({@link #sendsHeld}: handed to the VI engine but
- * not yet written to the client, e.g. waiting for a client receive credit; or {@link #completionsPending}:
- * a completion, possibly of a SEND, is queued but the bridge has not polled it yet) WRITE packets are
- * refused (the target retransmits them later, behind the SEND) and READs are queued marked
- * {@link Op#afterHeld}: the bridge forwards them only once nothing is held.
+ * order): the provider tells the handler of every receive completion it queues, in order with the RDMA
+ * ({@link #onReceiveQueued}), so each operation carries {@link Op#receivesBefore}, the number of target
+ * messages that preceded it. The bridge posts an operation to the VI engine only once it has posted
+ * those messages, and the engine writes what it is given in order: nothing is refused for order.
  */
 final class CutThrough implements QueuePairAccessHandler {
     /** Bytes of cut-through WRITE data one connection may hold on their way to the client. */
@@ -36,15 +34,16 @@ final class CutThrough implements QueuePairAccessHandler {
     private final Runnable wake;
     volatile boolean open = true;
     volatile long maxRead = Long.MAX_VALUE;
-    /** Target SENDs handed to the VI engine and not yet written to the client (written on the event loop). */
-    volatile int sendsHeld;
-    /** Set when the CQ notifies (provider thread), cleared by the bridge before it re-arms and polls. */
-    volatile boolean completionsPending;
-    private final AtomicLong refusedForOrder;
+    /** Receive completions the provider queued so far (provider thread only). */
+    private int receivesQueued;
 
-    CutThrough(Runnable wake, AtomicLong refusedForOrder) {
+    CutThrough(Runnable wake) {
         this.wake = wake;
-        this.refusedForOrder = refusedForOrder;
+    }
+
+    @Override
+    public void onReceiveQueued() {
+        receivesQueued++;
     }
 
     @Override
@@ -54,17 +53,14 @@ final class CutThrough implements QueuePairAccessHandler {
             return true; // the client is gone: accepted and dropped, so the target is not held in retransmission
         }
         int n = payload.remaining();
-        if (mustWait()) {
-            refusedForOrder.incrementAndGet();
-            return false; // behind a target SEND still held in the gateway: retransmitted later, in order
-        }
         if (held.get() + n > BUDGET) {
             return false; // backpressure: the packet is dropped unacknowledged and retransmitted later
         }
         held.addAndGet(n);
         ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(n, 1));
         b.writeBytes(payload.duplicate());
-        queue.add(new Op(OutboundWork.OP_RDMA_WRITE, va, rkey, n, b, last && hasImm, immediate, null, this));
+        queue.add(new Op(OutboundWork.OP_RDMA_WRITE, va, rkey, n, b, last && hasImm, immediate, null, this,
+                receivesQueued));
         wake.run();
         return true;
     }
@@ -78,21 +74,18 @@ final class CutThrough implements QueuePairAccessHandler {
             responder.fail(); // NAK remote access: no client any more, or an unreasonable size
             return;
         }
-        boolean afterHeld = mustWait(); // a READ cannot be refused: it waits in the queue instead
         if (length <= maxRead) {
-            Op o = new Op(OutboundWork.OP_RDMA_READ, va, rkey, length, null, false, 0, responder, this);
-            o.afterHeld = afterHeld;
-            queue.add(o);
+            queue.add(new Op(OutboundWork.OP_RDMA_READ, va, rkey, length, null, false, 0, responder, this,
+                    receivesQueued));
         } else {
             // a READ longer than one VI message: several VI RDMA Reads, answered together
             int part = (int) maxRead;
             ReadParent parent = new ReadParent(responder, length, (length + part - 1) / part);
             for (int off = 0; off < length; off += part) {
                 Op o = new Op(OutboundWork.OP_RDMA_READ, va + off, rkey, Math.min(part, length - off), null, false, 0,
-                        null, this);
+                        null, this, receivesQueued);
                 o.parent = parent;
                 o.parentOffset = off;
-                o.afterHeld = afterHeld;
                 queue.add(o);
             }
         }
@@ -126,11 +119,6 @@ final class CutThrough implements QueuePairAccessHandler {
         }
     }
 
-    /** Is a target SEND possibly held in the gateway right now (see the class comment)? */
-    boolean mustWait() {
-        return sendsHeld > 0 || completionsPending;
-    }
-
     void released(int n) {
         held.addAndGet(-n);
     }
@@ -154,13 +142,14 @@ final class CutThrough implements QueuePairAccessHandler {
         ByteBuffer readData;
         ReadParent parent;
         int parentOffset;
-        /** Accepted while a target SEND was held: forwarded only once nothing is held. */
-        boolean afterHeld;
+        /** Target messages (receive completions) that came before this operation: posted after them. */
+        final int receivesBefore;
         int number;
         boolean done;
 
         Op(int operation, long va, int rkey, int length, ByteBuf data, boolean imm, int immediate,
-                RemoteAccessHandler.ReadResponder responder, CutThrough owner) {
+                RemoteAccessHandler.ReadResponder responder, CutThrough owner, int receivesBefore) {
+            this.receivesBefore = receivesBefore;
             this.operation = operation;
             this.va = va;
             this.rkey = rkey;

@@ -33,8 +33,15 @@ public final class Fabric {
     private final AtomicInteger bridged = new AtomicInteger();
     private final ConcurrentHashMap<InetAddress, AtomicInteger> perClient = new ConcurrentHashMap<>();
     final Set<Bridge> bridges = ConcurrentHashMap.newKeySet();
-    /** Cut-through WRITE packets refused because a target SEND was still held (all connections). */
-    final AtomicLong cutThroughOrderRefusals = new AtomicLong();
+    /**
+     * Source ports for the CMA headers of rdma-cm routes (CM-MAPPING §5), handed out in turn over Linux's
+     * default ephemeral range (net.ipv4.ip_local_port_range 32768-60999) from a random start, as rdma_cm binds
+     * an active id to an ephemeral port of its port space.
+     */
+    private final AtomicInteger cmaPorts = new AtomicInteger(
+            java.util.concurrent.ThreadLocalRandom.current().nextInt(CMA_PORTS));
+    private static final int CMA_FIRST_PORT = 32768;
+    private static final int CMA_PORTS = 60999 - CMA_FIRST_PORT + 1;
 
     public Fabric(GatewayConfig config, VerbsDevice device, ProtectionDomain pd, StagingPool pool,
             GatewayMetrics metrics) {
@@ -71,6 +78,11 @@ public final class Fabric {
         return ids.incrementAndGet();
     }
 
+    /** The next source port for an rdma-cm route's CMA header. */
+    int nextCmaPort() {
+        return CMA_FIRST_PORT + Math.floorMod(cmaPorts.getAndIncrement(), CMA_PORTS);
+    }
+
     /** Takes a connection budget for {@code client}: 0 when admitted, else why not (the caller answers IS 14). */
     String admit(InetAddress client) {
         if (bridged.incrementAndGet() > config.limits().maxConnections()) {
@@ -95,11 +107,6 @@ public final class Fabric {
     }
 
     /** Bridged connections counted against the limits. */
-    /** Cut-through WRITE packets refused so far to keep them behind a held target SEND (IBA order). */
-    public long cutThroughOrderRefusals() {
-        return cutThroughOrderRefusals.get();
-    }
-
     public int bridgedConnections() {
         return bridged.get();
     }

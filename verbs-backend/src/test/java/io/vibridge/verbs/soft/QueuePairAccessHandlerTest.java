@@ -32,6 +32,7 @@ class QueuePairAccessHandlerTest {
     private final List<String> seen = new CopyOnWriteArrayList<>();
     private final AtomicInteger refuse = new AtomicInteger();
     private final AtomicBoolean failReads = new AtomicBoolean();
+    private final AtomicInteger readDelayMillis = new AtomicInteger();
     private final ExecutorService other = Executors.newSingleThreadExecutor();
 
     @BeforeEach
@@ -57,12 +58,22 @@ class QueuePairAccessHandlerTest {
             public void onRead(long va, int rkey, int length, RemoteAccessHandler.ReadResponder responder) {
                 seen.add("R" + Integer.toHexString(rkey) + ":" + length);
                 other.execute(() -> {
+                    try {
+                        Thread.sleep(readDelayMillis.get());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
                     if (failReads.get()) {
                         responder.fail();
                     } else {
                         responder.complete(store.slice((int) (va - VA), length));
                     }
                 });
+            }
+
+            @Override
+            public void onReceiveQueued() {
+                seen.add("S");
             }
         });
     }
@@ -100,7 +111,7 @@ class QueuePairAccessHandlerTest {
         assertThat(c.a.next().status).isEqualTo(WcStatus.SUCCESS);
         WorkCompletion r = c.b.next();
         assertThat(r.opcode).isEqualTo(WcOpcode.RECV_RDMA_WITH_IMM);
-        assertThat(seen).last().isEqualTo("c0ffee:FLI770");
+        assertThat(seen).endsWith("c0ffee:FLI770", "S"); // the data, then the receive its immediate completes
     }
 
     @Test
@@ -127,5 +138,39 @@ class QueuePairAccessHandlerTest {
         failReads.set(true);
         c.a.post(new SendWorkRequest().set(2, WrOpcode.RDMA_READ, c.a.mr, 0, 100).remote(VA, RKEY));
         assertThat(c.a.next().status).isEqualTo(WcStatus.REMOTE_ACCESS_ERROR);
+    }
+
+    /**
+     * IBA 9.7.5.1.4 / rxe duplicate_request: a READ retransmitted while the handler still answers the first
+     * one is not handed over again (the gateway would read the VI client twice); the one answer, from the
+     * READ's first PSN, completes the requester's READ.
+     */
+    @Test
+    void aDuplicateReadWhileTheHandlerAnswersIsNotHandedOverAgain() throws Exception {
+        for (int i = 0; i < 5000; i++) {
+            store.put(i, (byte) (i * 7));
+        }
+        readDelayMillis.set(400);                 // > 5 ACK timeouts of 67 ms: the requester retransmits the READ
+        c.a.post(new SendWorkRequest().set(1, WrOpcode.RDMA_READ, c.a.mr, 0, 5000).remote(VA, RKEY));
+        assertThat(c.a.next().status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(c.a.mr.buffer().slice(0, 5000)).isEqualTo(store.slice(0, 5000));
+        assertThat(c.devB.counters().duplicatesReceived()).as("the READ was retransmitted").isPositive();
+        assertThat(seen).containsExactly("Rc0ffee:5000");
+    }
+
+    /** The handler learns of each target message in order with the RDMA around it (IBA 9.5). */
+    @Test
+    void receiveCompletionsAreAnnouncedInOrderWithTheRdma() throws Exception {
+        c.b.postRecv(10, 0, 4096);
+        c.b.postRecv(11, 0, 4096);
+        c.a.post(new SendWorkRequest().set(1, WrOpcode.SEND, c.a.mr, 0, 16));
+        c.a.post(new SendWorkRequest().set(2, WrOpcode.RDMA_WRITE, c.a.mr, 0, 16).remote(VA, RKEY));
+        c.a.post(new SendWorkRequest().set(3, WrOpcode.RDMA_READ, c.a.mr, 0, 16).remote(VA, RKEY));
+        c.a.post(new SendWorkRequest().set(4, WrOpcode.RDMA_WRITE_WITH_IMM, c.a.mr, 0, 16).remote(VA, RKEY)
+                .immediate(5));
+        for (int i = 0; i < 4; i++) {
+            assertThat(c.a.next().status).isEqualTo(WcStatus.SUCCESS);
+        }
+        assertThat(seen).containsExactly("S", "c0ffee:FL16", "Rc0ffee:16", "c0ffee:FLI516", "S");
     }
 }

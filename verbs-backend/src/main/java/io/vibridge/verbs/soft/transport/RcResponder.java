@@ -45,6 +45,8 @@ final class RcResponder {
         long va;
         int rkey;
         int len;
+        /** The handler's answer still outstanding for this READ, else null. */
+        DeferredRead pending;
     }
 
     private final RcQueuePair qp;
@@ -202,6 +204,7 @@ final class RcResponder {
             inMsg = InMessage.NONE;
             msn = Psn.next(msn);
             int immediate = imm ? ImmDt.value(pkt, op.immDtOffset()) : 0;
+            receiveQueued();
             qp.recvCq.push(r.wrId, WcStatus.SUCCESS, WcOpcode.RECV, recvOff, imm, immediate, qp.qpn,
                     Bth.solicitedEvent(pkt, 0));
             r.mr = null;
@@ -291,6 +294,7 @@ final class RcResponder {
             msn = Psn.next(msn);
             if (imm) {
                 Rwqe r = rq[(int) (rqHead++ % rq.length)];
+                receiveQueued();
                 qp.recvCq.push(r.wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, wTotal, true, immediate,
                         qp.qpn, Bth.solicitedEvent(pkt, 0));
                 r.mr = null;
@@ -326,11 +330,13 @@ final class RcResponder {
         e.va = va;
         e.rkey = rkey;
         e.len = len;
+        e.pending = null;
         msn = Psn.next(msn);
         nakSent = false;
         ePsn = Psn.add(psn, npkts);
         if (q != null && len != 0) {
-            q.onRead(va, rkey, len, new DeferredRead(psn, len, epoch));
+            e.pending = new DeferredRead(psn, len, epoch);
+            q.onRead(va, rkey, len, e.pending);
         } else {
             execute(target, psn, va, len);
         }
@@ -393,10 +399,16 @@ final class RcResponder {
             for (ReadEntry e : reads) {
                 if (e.valid && Psn.compare(psn, e.firstPsn) >= 0 && Psn.compare(psn, e.lastPsn) <= 0
                         && e.rkey == rkey && va >= e.va && va + len <= e.va + e.len) {
+                    if (e.pending != null && !e.pending.done) {
+                        // still being answered (a handler's READ): that answer, from the READ's first PSN,
+                        // serves the duplicate too; handing it over again would read the client twice
+                        return;
+                    }
                     QueuePairAccessHandler q = qp.accessHandler;
                     SoftRegion target = len == 0 || q != null ? null : target(rkey, va, len, false);
                     if (q != null && len != 0) {
-                        q.onRead(va, rkey, (int) len, new DeferredRead(psn, (int) len, epoch));
+                        e.pending = new DeferredRead(psn, (int) len, epoch);   // re-executed: read again (§4.6)
+                        q.onRead(va, rkey, (int) len, e.pending);
                     } else if (len != 0 && target == null) {
                         nakError(Aeth.REMOTE_ACCESS_ERROR, psn);
                     } else {
@@ -408,6 +420,13 @@ final class RcResponder {
             return;                                         // unknown duplicate READ: dropped silently
         }
         sendAck(Aeth.SYNDROME_ACK_NO_CREDIT, Psn.add(ePsn, -1));
+    }
+
+    private void receiveQueued() {
+        QueuePairAccessHandler q = qp.accessHandler;
+        if (q != null) {
+            q.onReceiveQueued();
+        }
     }
 
     private void rnr(int psn) {
