@@ -44,22 +44,27 @@ public record RouteTarget(InetAddress address, int port, RouteParameters paramet
     }
 
     /**
-     * The CMA header the gateway sends on an {@code rdma-cm} route for a VI client (CM-MAPPING
-     * §5): source port = the client's TCP port, source = the client's address in the target's IP
-     * version (as for {@link #hello}).
+     * The CMA header the gateway sends on an {@code rdma-cm} route (CM-MAPPING §5): the source is the
+     * gateway's own RoCE address and a port it assigned to the connection, never the VI client's, because
+     * Linux's rdma_cm route-validates that source through the RoCE interface the REQ arrived on and
+     * answers REJ 28 otherwise (IB-WIRE-REFERENCE §6.2; Linux cma.c: validate_net_dev).
+     *
+     * @param roceAddress the gateway's RoCE port address (its GID's IPv4 or IPv6 form)
+     * @param rocePort the source port the gateway assigned to this connection, 1..65535
      */
-    public CmaHeader cmaHeader(InetAddress client, int clientPort) {
-        return new CmaHeader(clientPort, clientIn(client), address);
+    public CmaHeader cmaHeader(InetAddress roceAddress, int rocePort) {
+        return new CmaHeader(rocePort, clientIn(roceAddress), address);
     }
 
     /**
-     * The whole CM REQ private data (92 bytes) for this route's CM format: a Hello, or a CMA header
-     * followed by zeros.
+     * The whole CM REQ private data (92 bytes) for this route's CM format: a Hello naming the VI client
+     * ({@code client}, {@code clientPort}), or a CMA header naming the gateway ({@code roceAddress},
+     * {@code rocePort}) followed by zeros. The client's identity travels only in the Hello format.
      */
-    public byte[] requestPrivateData(InetAddress client, int clientPort) {
+    public byte[] requestPrivateData(InetAddress client, int clientPort, InetAddress roceAddress, int rocePort) {
         return switch (parameters.cmFormat()) {
             case HELLO -> hello(client, clientPort).toBytes();
-            case RDMA_CM -> cmaHeader(client, clientPort).toPrivateData(new byte[0]);
+            case RDMA_CM -> cmaHeader(roceAddress, rocePort).toPrivateData(new byte[0]);
         };
     }
 

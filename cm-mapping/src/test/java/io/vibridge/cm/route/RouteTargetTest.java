@@ -27,7 +27,8 @@ class RouteTargetTest {
         Hello h = t.hello(InetAddress.ofLiteral("10.0.0.1"), 40000);
         assertThat(h).isEqualTo(Hello.of(32, FlowControl.TRANSPORT, 4096, 4096, 40000,
                 InetAddress.ofLiteral("10.0.0.1"), InetAddress.ofLiteral("10.0.0.2")));
-        assertThat(t.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000)).isEqualTo(h.toBytes());
+        assertThat(t.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000,
+                InetAddress.ofLiteral("10.0.0.9"), 33000)).isEqualTo(h.toBytes());
     }
 
     @Test
@@ -52,12 +53,14 @@ class RouteTargetTest {
     }
 
     @Test
-    void rdmaCmRouteSendsACmaHeader() {
+    void rdmaCmRouteSendsACmaHeaderNamingTheGatewayNotTheClient() {
+        // CM-MAPPING §5: Linux route-validates the CMA source through its RoCE interface (REJ 28 otherwise)
         RouteTarget t = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 7471, RDMA_CM);
-        byte[] pd = t.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000);
+        byte[] pd = t.requestPrivateData(InetAddress.ofLiteral("127.0.0.1"), 40000,
+                InetAddress.ofLiteral("10.0.0.9"), 33000);
         assertThat(pd).hasSize(92);
-        assertThat(CmaHeader.fromBytes(pd)).isEqualTo(new CmaHeader(40000,
-                InetAddress.ofLiteral("10.0.0.1"), InetAddress.ofLiteral("10.0.0.2")));
+        assertThat(CmaHeader.fromBytes(pd)).isEqualTo(new CmaHeader(33000,
+                InetAddress.ofLiteral("10.0.0.9"), InetAddress.ofLiteral("10.0.0.2")));
         assertThat(t.serviceId().value()).isEqualTo(0x0000_0000_0106_1D2FL);
     }
 }
