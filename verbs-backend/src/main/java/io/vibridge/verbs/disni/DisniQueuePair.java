@@ -62,6 +62,13 @@ final class DisniQueuePair implements QueuePair {
         return qp != null;
     }
 
+    /** DiSNI 2.1 creates QPs only on an rdma_cm id and exposes no ibv_modify_qp: connect through the CM. */
+    @Override
+    public void connect(io.vibridge.verbs.QpConnection connection) {
+        throw new UnsupportedOperationException(
+                "disni: DiSNI 2.1 has no ibv_modify_qp, a queue pair is connected only through rdma_cm");
+    }
+
     @Override
     public synchronized int qpNum() {
         try {
