@@ -89,7 +89,12 @@ public final class SoftDevice implements VerbsDevice {
     private final SoftCounters counters = new SoftCounters();
     private final KeyTable keys = new KeyTable();
     private final AtomicReferenceArray<RcQueuePair> qps = new AtomicReferenceArray<>(QP_SLOTS);
-    private int nextQpSlot;
+    /**
+     * Slots are handed out in turn from a random start, so QP numbers differ from one process to the next: Linux's
+     * CM keeps (remote QPN, CA GUID) of a closed connection through its timewait and rejects a new REQ that
+     * repeats them as stale (cm.c: cm_insert_remote_qpn, REJ 10), and our CA GUID is derived from the address.
+     */
+    private int nextQpSlot = java.util.concurrent.ThreadLocalRandom.current().nextInt(QP_SLOTS);
     private final SoftConnectionManager cm;
     private final RoceIcrc rxIcrc = new RoceIcrc();
     private final int interfaceMtu;

@@ -67,6 +67,11 @@ final class RcResponder {
     private int wRemaining;
     private int wTotal;
     private ReadEntry[] reads = new ReadEntry[0];
+    /** READs answered later (a handler's), oldest first; responses and ACKs after them wait (see {@link #sendAck}). */
+    private final java.util.ArrayDeque<DeferredRead> answering = new java.util.ArrayDeque<>();
+    private boolean heldAck;
+    private int heldSyndrome;
+    private int heldPsn;
     private int readNext;
     private int epoch;
 
@@ -125,6 +130,8 @@ final class RcResponder {
         recvClaimed = false;
         inMsg = InMessage.NONE;
         epoch++;
+        answering.clear();
+        heldAck = false;
     }
 
     void unsupported(ByteBuffer pkt) {
@@ -335,10 +342,10 @@ final class RcResponder {
         nakSent = false;
         ePsn = Psn.add(psn, npkts);
         if (q != null && len != 0) {
-            e.pending = new DeferredRead(psn, len, epoch);
+            e.pending = defer(psn, len, false);
             q.onRead(va, rkey, len, e.pending);
         } else {
-            execute(target, psn, va, len);
+            execute(target, psn, va, len, false);
         }
     }
 
@@ -356,17 +363,54 @@ final class RcResponder {
         return len == 0 ? 1 : (int) (((len & 0xFFFFFFFFL) + qp.mtu - 1) / qp.mtu);
     }
 
-    /** Answers a READ from {@code target}; null for a zero-length READ (no region). */
-    private void execute(SoftRegion target, int psn, long va, int len) {
+    /**
+     * Answers a READ from {@code target} (null for a zero-length READ), behind any READ still being answered.
+     * {@code replay}: a duplicate asking for the tail of a READ (its PSN is past the READ's first).
+     */
+    private void execute(SoftRegion target, int psn, long va, int len, boolean replay) {
         switch (target) {
-            case null -> sendReadResponses(psn, null, 0, 0);
-            case SoftMemoryRegion m -> sendReadResponses(psn, m.buffer(), (int) (va - m.address()), len);
-            case SoftRemoteAccessRegion x -> x.handler().onRead(va, len, new DeferredRead(psn, len, epoch));
+            case null -> respondInOrder(psn, null, 0, 0, replay);
+            case SoftMemoryRegion m -> respondInOrder(psn, m.buffer(), (int) (va - m.address()), len, replay);
+            case SoftRemoteAccessRegion x -> x.handler().onRead(va, len, defer(psn, len, replay));
         }
     }
 
-    /** §4.7: read response stream starting at {@code psn}. */
-    private void sendReadResponses(int psn, ByteBuffer src, int srcOff, int len) {
+    private void respondInOrder(int psn, ByteBuffer src, int srcOff, int len, boolean replay) {
+        if (answering.isEmpty()) {
+            sendReadResponses(psn, src, srcOff, len, replay);
+        } else {
+            defer(psn, len, replay).answered(src, srcOff);
+        }
+    }
+
+    /** A READ answered later: its responses, and every response and ACK after it, wait for the answer. */
+    private DeferredRead defer(int psn, int len, boolean replay) {
+        DeferredRead d = new DeferredRead(psn, len, epoch, replay);
+        answering.addLast(d);
+        return d;
+    }
+
+    /** Sends the answered READs at the head of {@link #answering}, then the ACK they held back. */
+    private void sendAnswered() {
+        DeferredRead d;
+        while ((d = answering.peekFirst()) != null && d.data != null) {
+            answering.pollFirst();
+            d.sent = true;
+            sendReadResponses(d.psn, d.data, 0, d.len, d.replay);
+            d.data = null;
+        }
+        if (answering.isEmpty() && heldAck) {
+            heldAck = false;
+            transmitAck(heldSyndrome, heldPsn);
+        }
+    }
+
+    /**
+     * §4.7: read response stream starting at {@code psn}. A replay (rxe duplicate_request: the duplicate's PSN
+     * is past the READ's first) resumes with Middle or Last, never First/Only: rxe's completer, in the middle of
+     * a READ, accepts a First only at the READ's first PSN and errors the QP otherwise (rxe_comp.c check_ack).
+     */
+    private void sendReadResponses(int psn, ByteBuffer src, int srcOff, int len, boolean replay) {
         int mtu = qp.mtu;
         int n = npkts(len);
         TxBatch out = qp.openBatch();
@@ -374,8 +418,9 @@ final class RcResponder {
             for (int k = 0; k < n; k++) {
                 int off = k * mtu;
                 int plen = Math.min(mtu, len - off);
-                Opcode op = n == 1 ? Opcode.RDMA_READ_RESPONSE_ONLY : k == 0 ? Opcode.RDMA_READ_RESPONSE_FIRST
-                        : k == n - 1 ? Opcode.RDMA_READ_RESPONSE_LAST : Opcode.RDMA_READ_RESPONSE_MIDDLE;
+                boolean opens = k == 0 && !replay;
+                Opcode op = k == n - 1 ? (opens ? Opcode.RDMA_READ_RESPONSE_ONLY : Opcode.RDMA_READ_RESPONSE_LAST)
+                        : opens ? Opcode.RDMA_READ_RESPONSE_FIRST : Opcode.RDMA_READ_RESPONSE_MIDDLE;
                 PacketWriter pw = qp.begin(out, op, false, false, Psn.add(psn, k), plen);
                 if (op.hasAeth()) {
                     pw.aeth(Aeth.SYNDROME_ACK_NO_CREDIT, msn);
@@ -399,20 +444,21 @@ final class RcResponder {
             for (ReadEntry e : reads) {
                 if (e.valid && Psn.compare(psn, e.firstPsn) >= 0 && Psn.compare(psn, e.lastPsn) <= 0
                         && e.rkey == rkey && va >= e.va && va + len <= e.va + e.len) {
-                    if (e.pending != null && !e.pending.done) {
+                    if (e.pending != null && !e.pending.sent) {
                         // still being answered (a handler's READ): that answer, from the READ's first PSN,
                         // serves the duplicate too; handing it over again would read the client twice
                         return;
                     }
                     QueuePairAccessHandler q = qp.accessHandler;
                     SoftRegion target = len == 0 || q != null ? null : target(rkey, va, len, false);
+                    boolean replay = psn != e.firstPsn;
                     if (q != null && len != 0) {
-                        e.pending = new DeferredRead(psn, (int) len, epoch);   // re-executed: read again (§4.6)
+                        e.pending = defer(psn, (int) len, replay);   // re-executed: read again (§4.6)
                         q.onRead(va, rkey, (int) len, e.pending);
                     } else if (len != 0 && target == null) {
                         nakError(Aeth.REMOTE_ACCESS_ERROR, psn);
                     } else {
-                        execute(target, psn, va, (int) len);
+                        execute(target, psn, va, (int) len, replay);
                     }
                     return;
                 }
@@ -435,13 +481,29 @@ final class RcResponder {
         nakSent = true;                                     // the packets behind it are resent after the wait
     }
 
+    /** An error NAK goes out at once: the QP enters the error state, the READs before it are never answered. */
     private void nakError(int code, int psn) {
         qp.counters.naksSent[code].increment();
-        sendAck(Aeth.nak(code), psn);
+        transmitAck(Aeth.nak(code), psn);
         qp.enterError("responder NAK " + code);
     }
 
+    /**
+     * An ACK, RNR NAK or sequence NAK acknowledges every request before its PSN, so it waits behind READs still
+     * being answered (IBA 9.7.5.1: responses in request order; rxe's completer reads an ACK past a pending READ
+     * as lost READ responses and retries, rxe_comp.c check_psn). ACKs are cumulative: the latest one is kept.
+     */
     private void sendAck(int syndrome, int psn) {
+        if (!answering.isEmpty()) {
+            heldAck = true;
+            heldSyndrome = syndrome;
+            heldPsn = psn;
+            return;
+        }
+        transmitAck(syndrome, psn);
+    }
+
+    private void transmitAck(int syndrome, int psn) {
         TxBatch out = qp.openBatch();
         try {
             qp.begin(out, Opcode.ACKNOWLEDGE, false, false, psn, 0).aeth(syndrome, msn).finish();
@@ -450,17 +512,33 @@ final class RcResponder {
         }
     }
 
-    /** Completes a handler-answered READ later, from any thread. */
+    /** Completes a handler-answered READ later, from any thread; its responses leave in request order. */
     private final class DeferredRead implements RemoteAccessHandler.ReadResponder {
         private final int psn;
         private final int len;
         private final int epochAtStart;
+        private final boolean replay;
         private boolean done;
+        /** Its responses went out. */
+        boolean sent;
+        /** The answer, copied, while READs before it are still answered (under the QP's lock). */
+        ByteBuffer data;
 
-        DeferredRead(int psn, int len, int epoch) {
+        DeferredRead(int psn, int len, int epoch, boolean replay) {
             this.psn = psn;
             this.len = len;
             this.epochAtStart = epoch;
+            this.replay = replay;
+        }
+
+        /** Under the QP's lock: the answer is {@code len} bytes of {@code src} from {@code off} (null if 0). */
+        void answered(ByteBuffer src, int off) {
+            done = true;
+            data = ByteBuffer.allocate(len);
+            if (len > 0) {
+                data.put(0, src, off, len);
+            }
+            sendAnswered();
         }
 
         @Override
@@ -477,7 +555,14 @@ final class RcResponder {
                     nakError(Aeth.REMOTE_OPERATIONAL_ERROR, psn);
                     return;
                 }
-                sendReadResponses(psn, data, data.position(), len);
+                if (answering.peekFirst() == this) {              // the usual case: nothing to copy
+                    answering.pollFirst();
+                    sent = true;
+                    sendReadResponses(psn, data, data.position(), len, replay);
+                    sendAnswered();
+                } else {
+                    answered(data, data.position());
+                }
             }
         }
 

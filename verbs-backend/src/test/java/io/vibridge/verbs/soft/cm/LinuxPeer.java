@@ -1,0 +1,104 @@
+package io.vibridge.verbs.soft.cm;
+
+import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.verbs.soft.TestDevices;
+import io.vibridge.verbs.soft.wire.Bth;
+import io.vibridge.verbs.soft.wire.CmCodec;
+import io.vibridge.verbs.soft.wire.CmMad;
+import io.vibridge.verbs.soft.wire.CmMessage;
+import io.vibridge.verbs.soft.wire.Gid;
+import io.vibridge.verbs.soft.wire.Icrc;
+import io.vibridge.verbs.soft.wire.Opcode;
+import io.vibridge.verbs.soft.wire.PacketView;
+import io.vibridge.verbs.soft.wire.PacketWriter;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+
+/** A peer on a plain UDP socket that builds and reads packets with the wire codecs, as Linux lays them out. */
+final class LinuxPeer implements AutoCloseable {
+    private final DatagramChannel ch;
+    private final InetSocketAddress device;
+    private final int self;
+    private final int dev;
+    private final Icrc icrc = new Icrc();
+    private final PacketWriter writer = new PacketWriter();
+    private int udPsn;
+
+    LinuxPeer(VerbsDevice d) throws IOException {
+        ch = TestDevices.bindRaw(Icrc.ROCE_PORT);
+        ch.socket().setSoTimeout(10_000);
+        device = new InetSocketAddress(d.address(), Icrc.ROCE_PORT);
+        self = Gid.ipv4(address().getAddress());
+        dev = Gid.ipv4(d.address().getAddress());
+    }
+
+    InetAddress address() throws IOException {
+        return ((InetSocketAddress) ch.getLocalAddress()).getAddress();
+    }
+
+    void sendCm(CmMessage m, long tid) throws IOException {
+        ByteBuffer pkt = ByteBuffer.allocate(512);
+        int len = CmCodec.writeGsiPacket(writer, pkt, 0, udPsn++, m, tid);
+        icrc.sealIpv4(self, dev, Icrc.ROCE_PORT, Icrc.ROCE_PORT, pkt, 0, len);
+        ch.send(pkt.limit(len), device);
+    }
+
+    /** An RDMA READ request (one packet with a RETH), AckReq set as rxe sets it on a request's last packet. */
+    void sendRead(int destQp, int psn, long va, int rkey, int length) throws IOException {
+        ByteBuffer pkt = ByteBuffer.allocate(PacketWriter.packetLength(Opcode.RDMA_READ_REQUEST, 0));
+        int len = writer.begin(pkt, 0, Opcode.RDMA_READ_REQUEST, false, Bth.DEFAULT_PKEY, destQp, true, psn, 0)
+                .reth(va, rkey, length).finish();
+        icrc.sealIpv4(self, dev, Icrc.ROCE_PORT, Icrc.ROCE_PORT, pkt, 0, len);
+        ch.send(pkt.limit(len), device);
+    }
+
+    void sendRc(Opcode op, int destQp, int psn, byte[] payload) throws IOException {
+        ByteBuffer pkt = ByteBuffer.allocate(PacketWriter.packetLength(op, payload.length));
+        int len = writer.begin(pkt, 0, op, false, Bth.DEFAULT_PKEY, destQp, true, psn, payload.length)
+                .payload(payload, 0).finish();
+        icrc.sealIpv4(self, dev, Icrc.ROCE_PORT, Icrc.ROCE_PORT, pkt, 0, len);
+        ch.send(pkt.limit(len), device);
+    }
+
+    /** The next CM MAD (GSI packets only). */
+    CmMad receiveCm() throws IOException {
+        while (true) {
+            ByteBuffer in = receive();
+            if (Bth.destQp(in, 0) == 1) {
+                return CmCodec.decodeGsiPacket(new PacketView().wrap(in, 0, in.limit()));
+            }
+        }
+    }
+
+    /** The next RC packet (not to QP1). */
+    ByteBuffer receiveRc() throws IOException {
+        while (true) {
+            ByteBuffer in = receive();
+            if (Bth.destQp(in, 0) != 1) {
+                return in;
+            }
+        }
+    }
+
+    private ByteBuffer receive() throws IOException {
+        ByteBuffer in = ByteBuffer.allocate(8192);
+        ch.configureBlocking(true);
+        var s = ch.socket();
+        var p = new java.net.DatagramPacket(in.array(), in.capacity());
+        try {
+            s.receive(p);
+        } catch (SocketTimeoutException e) {
+            throw new AssertionError("nothing received from the engine within 10 s", e);
+        }
+        return in.limit(p.getLength());
+    }
+
+    @Override
+    public void close() throws IOException {
+        ch.close();
+    }
+}
