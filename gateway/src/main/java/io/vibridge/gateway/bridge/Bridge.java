@@ -91,6 +91,8 @@ public final class Bridge implements ConnectionPeer {
     private static final long K_WRITE = 3L << 32;
     private static final long K_READ = 4L << 32;
     private static final long K_CREDIT = 5L << 32;
+    /** A zero-length RDMA WRITE that checks an idle target is still there ({@link #keepalive}). */
+    private static final long K_PROBE = 6L << 32;
 
     private static final byte OP_NONE = 0, OP_SEND = 1, OP_WRITE = 2, OP_READ = 3;
     private static final int HDR = SegmentHeader.LENGTH;
@@ -195,6 +197,9 @@ public final class Bridge implements ConnectionPeer {
     private boolean endSent;
     private long incomingTimer = -1;
     private long graceTimer = -1;
+    private long keepaliveTimer = -1;
+    /** A completion arrived since the last keepalive tick. */
+    private boolean ibActive;
 
     // stats for the admin listing (read racily from other threads)
     private volatile long bytesIn;
@@ -867,6 +872,10 @@ public final class Bridge implements ConnectionPeer {
         if (cut != null) {
             cut.maxRead = mtu;
         }
+        long keepalive = config.infiniband().keepalive().toMillis();
+        if (keepalive > 0) {
+            keepaliveTimer = vertx.setPeriodic(keepalive, tick -> keepalive());
+        }
         fabric.metrics.connectionOpened();
         fabric.metrics.connectSetup(System.nanoTime() - requestAt);
         // per-connection lines are DEBUG: at thousands of connections per second console lines cost more than the
@@ -1175,6 +1184,25 @@ public final class Bridge implements ConnectionPeer {
         }
     }
 
+    /**
+     * An RC QP with nothing outstanding never learns that its peer vanished (IBA has no keepalive), so a VI
+     * client waiting for the target would wait for ever. Every {@code infiniband.keepalive} a connection whose
+     * InfiniBand side saw no completion and has nothing in flight sends a zero-length RDMA WRITE: it needs no
+     * R_Key and touches no memory (IBA C9-88; rxe check_rkey), is acknowledged by any responder with remote write
+     * access (rdma_cm grants it to every RC QP, cm.c cm_init_qp_init_attr), and a dead target fails it after
+     * the retry count, which closes the client connection like any InfiniBand error.
+     */
+    private void keepalive() {
+        boolean quiet = !ibActive;
+        ibActive = false;
+        if (!quiet || phase != Phase.CONNECTED || ibDown || resourcesReleased || outstandingSends > 0) {
+            return;
+        }
+        swr.set(K_PROBE, WrOpcode.RDMA_WRITE, fabric.pool.controlRegion(), 0, 0).remote(0, 0).signaled(true);
+        outstandingSends++;
+        qp.postSend(swr);
+    }
+
     private void freeClientSlot(int l) {
         boolean wasSend = op[l] == OP_SEND || (op[l] == OP_WRITE && hasImm[l]);
         op[l] = OP_NONE;
@@ -1246,6 +1274,7 @@ public final class Bridge implements ConnectionPeer {
     }
 
     private void onCompletion(WorkCompletion wc) {
+        ibActive = true;
         long kind = wc.wrId & 0xFFFF_FFFF_0000_0000L;
         int l = (int) wc.wrId;
         if (kind == K_RECV) {
@@ -1263,22 +1292,23 @@ public final class Bridge implements ConnectionPeer {
             return;
         }
         outstandingSends--;
+        boolean control = kind == K_CREDIT || kind == K_PROBE;
         if (wc.status != WcStatus.SUCCESS) {
             if (wc.status != WcStatus.WR_FLUSH_ERROR) {
                 log.info("conn {} InfiniBand {} failed: {}", id, kindName(kind), wc.status);
-                if (kind != K_CREDIT && op[l] != OP_NONE) {
+                if (!control && op[l] != OP_NONE) {
                     clientMessageFailed(l, wc.status);
                 } else {
                     ibFailed(wc.status);
                 }
             }
-            if (kind != K_CREDIT && --pendingWr[l] == 0 && op[l] != OP_NONE) {
+            if (!control && --pendingWr[l] == 0 && op[l] != OP_NONE) {
                 freeClientSlot(l);
             }
             maybeRelease();
             return;
         }
-        if (kind == K_CREDIT) {
+        if (control) {
             return;
         }
         if (--pendingWr[l] > 0) {
@@ -1318,6 +1348,8 @@ public final class Bridge implements ConnectionPeer {
             return "RDMA WRITE";
         } else if (kind == K_READ) {
             return "RDMA READ";
+        } else if (kind == K_PROBE) {
+            return "keepalive probe (zero-length RDMA WRITE)";
         }
         return "credit update SEND";
     }
@@ -1593,6 +1625,10 @@ public final class Bridge implements ConnectionPeer {
         phase = Phase.CLOSED;
         if (graceTimer >= 0) {
             vertx.cancelTimer(graceTimer);
+        }
+        if (keepaliveTimer >= 0) {
+            vertx.cancelTimer(keepaliveTimer);
+            keepaliveTimer = -1;
         }
         if (qp != null) {
             try {

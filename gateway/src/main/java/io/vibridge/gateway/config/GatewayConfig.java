@@ -68,7 +68,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
     /** The InfiniBand side: device and RC/CM parameters. */
     public record Infiniband(String provider, InetAddress address, int udpPort, int pathMtu, int retryCount,
             int rnrRetry, int localAckTimeout, int cmResponseTimeout, int maxCmRetries, int initiatorDepth,
-            int responderResources, String faults, String udpOffload) {
+            int responderResources, Duration keepalive, String faults, String udpOffload) {
     }
 
     /** Connections the staging pool can hold at once: max-slots / slots per connection. */
@@ -273,7 +273,8 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                 intIn(c, "infiniband.cm-response-timeout", 0, 31, false),
                 intIn(c, "infiniband.max-cm-retries", 0, 15, false),
                 intIn(c, "infiniband.initiator-depth", 1, 255, false),
-                intIn(c, "infiniband.responder-resources", 0, 255, false), faults, offload);
+                intIn(c, "infiniband.responder-resources", 0, 255, false),
+                nonNegative(c, "infiniband.keepalive"), faults, offload);
     }
 
     private static String string(Config c, String key) {

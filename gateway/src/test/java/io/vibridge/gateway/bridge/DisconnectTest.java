@@ -5,6 +5,8 @@ import static io.vibridge.gateway.bridge.TestSupport.T;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.gateway.server.GatewayServer;
+import io.vibridge.verbs.soft.FaultConfig;
+import io.vibridge.verbs.soft.SoftDevice;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.ViNic;
 import io.vibridge.vitcp.provider.ViState;
@@ -79,6 +81,29 @@ class DisconnectTest {
         awaitTrue(() -> c.vi.state() != ViState.CONNECTED);
         awaitTrue(() -> g.fabric().bridges().isEmpty());
         assertThat(g.fabric().pool().inUse()).isZero();
+        c.close();
+    }
+
+    /**
+     * A target that vanishes while the client only waits (nothing in flight on the InfiniBand side) is found by
+     * the keepalive probe, a zero-length RDMA WRITE, whose retries run out: the client connection closes within
+     * keepalive + (retry-count + 1) ACK timeouts (here 0.2 s + 8 x 16.8 ms) instead of hanging for ever.
+     */
+    @Test
+    void aTargetThatVanishesWhileTheClientWaitsClosesTheClient() throws Exception {
+        gateway = GatewayServer.start(TestSupport.config("127.0.0.64",
+                TestSupport.route("echo", "127.0.0.63", 5000, 0, 8), "infiniband { keepalive = 200ms }"));
+        var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 4);
+        c.connect(gateway.port(), "echo");
+        roundTrip(c, 1000);
+        SoftDevice targetDevice = (SoftDevice) target.device;
+        try {
+            targetDevice.setFaults(new FaultConfig(1.0, 0, 0, 0, 1)); // the target sends nothing any more
+            awaitTrue(() -> c.vi.state() != ViState.CONNECTED);
+        } finally {
+            targetDevice.setFaults(FaultConfig.NONE);
+        }
+        awaitTrue(() -> gateway.fabric().bridges().isEmpty());
         c.close();
     }
 
