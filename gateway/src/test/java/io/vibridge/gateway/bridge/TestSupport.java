@@ -30,7 +30,7 @@ final class TestSupport {
     static GatewayConfig config(String ib, String routes, String extra) {
         String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0 }\n"
                 + "admin { host = \"127.0.0.1\", port = 0 }\n"
-                + "infiniband { provider = soft, address = \"" + ib + "\", local-ack-timeout = 12, cm-response-timeout = 14, max-cm-retries = 2 }\n"
+                + "infiniband { provider = soft, address = \"" + ib + "\", local-ack-timeout = 14, cm-response-timeout = 14, max-cm-retries = 2 }\n"
                 + "shutdown-grace = 5s\n"
                 + "routes = [" + routes + "]\n" + extra + "\n}";
         return GatewayConfig.from(ConfigFactory.parseString(hocon));

@@ -40,7 +40,7 @@ class ThroughGatewayTest {
                 + "receive-size = 65552, receive-buffers = 8 }";
         String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0 }\n"
                 + "admin { host = \"127.0.0.1\", port = 0 }\n"
-                + "infiniband { provider = soft, address = \"127.0.0.43\", local-ack-timeout = 12, cm-response-timeout = 14 }\n"
+                + "infiniband { provider = soft, address = \"127.0.0.43\", local-ack-timeout = 14, cm-response-timeout = 14 }\n"
                 + "staging { max-slots = 256 }\nshutdown-grace = 2s\n"
                 + "routes = [" + route.formatted(0, 0) + "," + route.formatted(1, 1) + ",\n"
                 + "{ match = \"demo-sdp\", target = \"127.0.0.44\", port = 5000, service-id = sdp, flowc = 0, "
