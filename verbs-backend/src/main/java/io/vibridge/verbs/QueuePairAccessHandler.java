@@ -28,7 +28,7 @@ public interface QueuePairAccessHandler {
     /**
      * An inbound RDMA READ of {@code length} bytes at {@code va}/{@code rkey}; complete {@code responder} once.
      * A duplicate of a READ still being answered is not handed over again: the one answer serves both
-     * (IBA 9.7.5.1.4; the requester accepts the response stream from the READ's first PSN).
+     * (IB-WIRE-REFERENCE §4.6, §4.8: the requester accepts the response stream from the READ's first PSN).
      */
     void onRead(long va, int rkey, int length, RemoteAccessHandler.ReadResponder responder);
 

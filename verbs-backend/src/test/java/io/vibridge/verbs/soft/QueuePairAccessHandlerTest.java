@@ -141,7 +141,7 @@ class QueuePairAccessHandlerTest {
     }
 
     /**
-     * IBA 9.7.5.1.4 / rxe duplicate_request: a READ retransmitted while the handler still answers the first
+     * IB-WIRE-REFERENCE §4.6 / rxe duplicate_request: a READ retransmitted while the handler still answers the first
      * one is not handed over again (the gateway would read the VI client twice); the one answer, from the
      * READ's first PSN, completes the requester's READ.
      */

@@ -490,7 +490,7 @@ final class RcResponder {
 
     /**
      * An ACK, RNR NAK or sequence NAK acknowledges every request before its PSN, so it waits behind READs still
-     * being answered (IBA 9.7.5.1: responses in request order; rxe's completer reads an ACK past a pending READ
+     * being answered (an RC responder answers in request order, §4.4/§4.7; rxe's completer reads an ACK past a pending READ
      * as lost READ responses and retries, rxe_comp.c check_psn). ACKs are cumulative: the latest one is kept.
      */
     private void sendAck(int syndrome, int psn) {

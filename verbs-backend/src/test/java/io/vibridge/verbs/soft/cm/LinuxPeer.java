@@ -56,6 +56,18 @@ final class LinuxPeer implements AutoCloseable {
         ch.send(pkt.limit(len), device);
     }
 
+    /** An RDMA READ response packet (AETH on First/Last/Only, as rxe sends them). */
+    void sendReadResponse(Opcode op, int destQp, int psn, byte[] payload) throws IOException {
+        ByteBuffer pkt = ByteBuffer.allocate(PacketWriter.packetLength(op, payload.length));
+        PacketWriter w = writer.begin(pkt, 0, op, false, Bth.DEFAULT_PKEY, destQp, false, psn, payload.length);
+        if (op.hasAeth()) {
+            w.aeth(io.vibridge.verbs.soft.wire.Aeth.SYNDROME_ACK_NO_CREDIT, 0);
+        }
+        int len = w.payload(payload, 0).finish();
+        icrc.sealIpv4(self, dev, Icrc.ROCE_PORT, Icrc.ROCE_PORT, pkt, 0, len);
+        ch.send(pkt.limit(len), device);
+    }
+
     void sendRc(Opcode op, int destQp, int psn, byte[] payload) throws IOException {
         ByteBuffer pkt = ByteBuffer.allocate(PacketWriter.packetLength(op, payload.length));
         int len = writer.begin(pkt, 0, op, false, Bth.DEFAULT_PKEY, destQp, true, psn, payload.length)

@@ -82,6 +82,55 @@ class RxeReadConventionTest {
         }
     }
 
+    /**
+     * Our requester: a READ response past the expected one means responses were lost, and the rest of the READ is
+     * asked for again at once (a new READ request at the missing PSN, address advanced), not after the ACK timer,
+     * which here is 68 s: the re-request must arrive within the peer's 10 s receive.
+     */
+    @Test
+    void aGapInReadResponsesIsReRequestedAtOnce() throws Exception {
+        try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
+            ProtectionDomain pd = dev.allocateProtectionDomain();
+            var cq = dev.createCompletionQueue(16);
+            QueuePair qp = pd.createQueuePair(QpInitAttributes.of(cq, 8));
+            MemoryRegion sink = pd.registerMemory(ByteBuffer.allocateDirect(4 * MTU), EnumSet.of(Access.LOCAL_WRITE));
+            int ourSq = 0x3000;
+            qp.connect(QpConnection.of(peer.address(), PEER_QPN, ourSq, OUR_RQ, MTU).withReadDepth(4, 4)
+                    .withRetries(7, 7, 24));
+            long va = 0x7000_0000L;
+            qp.postSend(new io.vibridge.verbs.SendWorkRequest()
+                    .set(9, io.vibridge.verbs.WrOpcode.RDMA_READ, sink, 0, 3 * MTU).remote(va, 0x55));
+            ByteBuffer req = peer.receiveRc();
+            assertThat(Opcode.lookup(Bth.opcode(req, 0))).isEqualTo(Opcode.RDMA_READ_REQUEST);
+            assertThat(Bth.psn(req, 0)).isEqualTo(ourSq);
+            byte[][] part = new byte[3][MTU];
+            for (int i = 0; i < 3; i++) {
+                java.util.Arrays.fill(part[i], (byte) (i + 1));
+            }
+            peer.sendReadResponse(Opcode.RDMA_READ_RESPONSE_FIRST, qp.qpNum(), ourSq, part[0]);
+            peer.sendReadResponse(Opcode.RDMA_READ_RESPONSE_LAST, qp.qpNum(), ourSq + 2, part[2]); // Middle lost
+
+            ByteBuffer again = peer.receiveRc();
+            assertThat(Opcode.lookup(Bth.opcode(again, 0))).isEqualTo(Opcode.RDMA_READ_REQUEST);
+            assertThat(Bth.psn(again, 0)).isEqualTo(ourSq + 1);
+            assertThat(io.vibridge.verbs.soft.wire.Reth.virtualAddress(again, Bth.LENGTH)).isEqualTo(va + MTU);
+            assertThat(io.vibridge.verbs.soft.wire.Reth.dmaLength(again, Bth.LENGTH)).isEqualTo(2L * MTU);
+            peer.sendReadResponse(Opcode.RDMA_READ_RESPONSE_MIDDLE, qp.qpNum(), ourSq + 1, part[1]);
+            peer.sendReadResponse(Opcode.RDMA_READ_RESPONSE_LAST, qp.qpNum(), ourSq + 2, part[2]);
+
+            io.vibridge.verbs.WorkCompletion[] wc = {new io.vibridge.verbs.WorkCompletion()};
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (cq.poll(wc) == 0) {
+                assertThat(System.nanoTime()).as("the READ completes").isLessThan(end);
+                Thread.sleep(1);
+            }
+            assertThat(wc[0].status).isEqualTo(io.vibridge.verbs.WcStatus.SUCCESS);
+            for (int i = 0; i < 3 * MTU; i++) {
+                assertThat(sink.buffer().get(i)).isEqualTo((byte) (i / MTU + 1));
+            }
+        }
+    }
+
     private MemoryRegion registered;
 
     private QueuePair connectedQp(VerbsDevice dev, LinuxPeer peer, QueuePairAccessHandler handler) throws Exception {
