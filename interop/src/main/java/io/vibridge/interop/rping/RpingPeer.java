@@ -50,8 +50,13 @@ abstract class RpingPeer {
      * @throws PeerDisconnected when our connection's CM reports the disconnect first
      */
     WorkCompletion await(WcOpcode want, String what) throws InteropFailure, PeerDisconnected {
+        return await(want, what, deadline);
+    }
+
+    /** As {@link #await(WcOpcode, String)} within {@code until} (a shorter wait than the run's budget). */
+    WorkCompletion await(WcOpcode want, String what, Deadline until) throws InteropFailure, PeerDisconnected {
         for (;;) {
-            VerbsEvents.Event e = r.events.next(deadline, flushed ? what + " (our QP was flushed: waiting for the "
+            VerbsEvents.Event e = r.events.next(until, flushed ? what + " (our QP was flushed: waiting for the "
                     + "CM disconnect)" : what);
             switch (e) {
                 case VerbsEvents.Completion c -> {

@@ -77,6 +77,7 @@ public final class RpingServer extends RpingPeer implements AutoCloseable {
     private final Settings s;
     private final ConnectionManager.CmListener listener;
     private int iterations;
+    static final java.time.Duration LAST_DISCONNECT_WAIT = java.time.Duration.ofSeconds(5);
     private int validated;
 
     private RpingServer(VerbsDevice device, Settings s, RpingResources r, Deadline deadline, PrintStream out) {
@@ -220,10 +221,34 @@ public final class RpingServer extends RpingPeer implements AutoCloseable {
         }
     }
 
-    /** rping_test_server's loop; returns when the client disconnects between iterations. */
+    /**
+     * rping_test_server's loop; returns when the client disconnects between iterations, or, with {@code -C}, when
+     * the client's disconnect does not follow its last iteration within {@link #LAST_DISCONNECT_WAIT}: rping's
+     * client destroys its id right after rdma_disconnect, which cancels the DREQ's retransmission (Linux cm.c:
+     * cm_destroy_id in DREQ_SENT), so on a lossy link one lost DREQ is never repeated and the server must end
+     * the connection itself.
+     */
     private void testServer() throws InteropFailure {
         for (;;) {
             WorkCompletion wc;
+            if (s.count() != 0 && iterations == s.count()) {
+                Deadline wait = Deadline.after(LAST_DISCONNECT_WAIT);
+                try {
+                    await(WcOpcode.RECV, "the client's disconnect after its last iteration", wait);
+                    throw new InteropFailure("the client started iteration " + (iterations + 1) + ", expected "
+                            + s.count());
+                } catch (PeerDisconnected d) {
+                    return;
+                } catch (InteropFailure f) {
+                    if (wait.remainingNanos() > 0) {
+                        throw f;
+                    }
+                    out.printf(Locale.ROOT, "no disconnect from the client %d s after its last iteration (its DREQ "
+                            + "lost?): disconnecting%n", LAST_DISCONNECT_WAIT.toSeconds());
+                    id.disconnect();
+                    return;
+                }
+            }
             try {
                 wc = await(WcOpcode.RECV, "the client's source advertisement (iteration " + iterations
                         + "), or its disconnect");
