@@ -324,6 +324,13 @@ final class RcResponder {
             return;
         }
         QueuePairAccessHandler q = qp.accessHandler;
+        if (answering.size() >= reads.length) {
+            // more READs awaiting a handler's answer than the responder resources we granted: a requester that
+            // honours its initiator depth never gets here, and holding them all would let a hostile one grow
+            // our memory without bound
+            nakError(Aeth.INVALID_REQUEST, psn);
+            return;
+        }
         SoftRegion target = len == 0 || q != null ? null : target(rkey, va, len & 0xFFFFFFFFL, false); // IBA C9-88
         if (len != 0 && target == null && q == null) {
             nakError(Aeth.REMOTE_ACCESS_ERROR, psn);

@@ -131,6 +131,37 @@ class RxeReadConventionTest {
         }
     }
 
+    /** A requester that exceeds the responder resources we granted, while a handler owes answers, is NAKed. */
+    @Test
+    void readsBeyondTheGrantedResponderResourcesAreRefused() throws Exception {
+        try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
+            ProtectionDomain pd = dev.allocateProtectionDomain();
+            QueuePair qp = pd.createQueuePair(QpInitAttributes.of(dev.createCompletionQueue(16), 8));
+            qp.connect(QpConnection.of(peer.address(), PEER_QPN, 0x2000, OUR_RQ, MTU).withReadDepth(1, 1));
+            qp.setAccessHandler(new QueuePairAccessHandler() {
+                @Override
+                public boolean onWrite(long va, int rkey, ByteBuffer payload, boolean first, boolean last,
+                                       boolean hasImm, int immediate) {
+                    return true;
+                }
+
+                @Override
+                public void onRead(long va, int rkey, int length, RemoteAccessHandler.ReadResponder responder) {
+                    // never answered: the READ stays owed
+                }
+            });
+            peer.sendRead(qp.qpNum(), OUR_RQ, 0x1000, 0x77, 100);
+            peer.sendRead(qp.qpNum(), OUR_RQ + 1, 0x2000, 0x77, 100);
+            ByteBuffer nak = peer.receiveRc();
+            assertThat(Opcode.lookup(Bth.opcode(nak, 0))).isEqualTo(Opcode.ACKNOWLEDGE);
+            assertThat(Bth.psn(nak, 0)).isEqualTo(OUR_RQ + 1);
+            int syndrome = io.vibridge.verbs.soft.wire.Aeth.syndrome(nak, Bth.LENGTH);
+            assertThat(io.vibridge.verbs.soft.wire.Aeth.kind(syndrome)).isEqualTo(io.vibridge.verbs.soft.wire.AethKind.NAK);
+            assertThat(io.vibridge.verbs.soft.wire.Aeth.code(syndrome)).isEqualTo(io.vibridge.verbs.soft.wire.Aeth.INVALID_REQUEST);
+            assertThat(qp.state()).isEqualTo(io.vibridge.verbs.QpState.ERROR);
+        }
+    }
+
     private MemoryRegion registered;
 
     private QueuePair connectedQp(VerbsDevice dev, LinuxPeer peer, QueuePairAccessHandler handler) throws Exception {
