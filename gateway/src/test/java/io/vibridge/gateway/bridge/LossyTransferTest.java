@@ -30,7 +30,7 @@ class LossyTransferTest {
         try (EchoTarget target = new EchoTarget("127.0.0.75", 5000, 16, 65552);
                 GatewayServer g = GatewayServer.start(TestSupport.config("127.0.0.76",
                         TestSupport.route("lossy", "127.0.0.75", 5000, 0, 16),
-                        "infiniband { faults = \"drop=" + DROP + ",seed=7\", local-ack-timeout = 12 }\n"
+                        "infiniband { faults = \"drop=" + DROP + ",seed=7\", local-ack-timeout = 13 }\n"
                                 + "limits { buffer-per-connection = 2MiB }"));
                 ViNic nic = TestSupport.clientNic()) {
             ((SoftDevice) target.device).setFaults(new FaultConfig(DROP, 0, 0, 0, 11));

@@ -13,11 +13,16 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.DoubleRange;
 import net.jqwik.api.constraints.IntRange;
 
-/** The mixed workload under random path MTUs, fault rates and seeds: always exactly once, in order. */
+/**
+ * The mixed workload under random path MTUs, fault rates and seeds: always exactly once, in order. Loss stays at
+ * or below 8% each way: the transport retry count is a bound (7 retries without progress, as IBA reads it), and
+ * at 15% each way a probe or its ACK is lost eight times running often enough to fail a run now and then, as it
+ * would on hardware.
+ */
 class TransportPropertyTest {
     @Property(tries = 6, seed = "4791")
     void exactlyOnceInOrderWhateverTheFaults(@ForAll @IntRange(min = 1, max = 5) int mtuCode,
-                                             @ForAll @DoubleRange(min = 0, max = 0.15) double drop,
+                                             @ForAll @DoubleRange(min = 0, max = 0.08) double drop,
                                              @ForAll @DoubleRange(min = 0, max = 0.05) double dup,
                                              @ForAll @DoubleRange(min = 0, max = 0.05) double reorder,
                                              @ForAll long seed) throws Exception {

@@ -73,7 +73,11 @@ final class RcRequester {
     private boolean reprobeScheduled;
     private final Runnable reprobeTask = this::onReprobeTimer;
     private boolean ackBeyondRead;
-    /** A gap in the current READ's responses was answered by re-requesting it; cleared on progress. */
+    /**
+     * The oldest READ was re-requested on a gap in its responses. At most once per READ and ACK timeout: responses
+     * of the first stream still in flight would otherwise each look like a new gap and set off a storm of
+     * replays. Cleared when the READ completes or the timer retries.
+     */
     private boolean readGapRetried;
     private int ackBeyondPsn;
     private long timeoutNanos;
@@ -285,6 +289,7 @@ final class RcRequester {
                 return;
             }
             qp.counters.timeouts.increment();
+            readGapRetried = false;
             if (!consumeRetry()) {
                 failHead(WcStatus.RETRY_EXCEEDED);
                 return;
@@ -490,7 +495,6 @@ final class RcRequester {
 
     private void afterProgress() {
         progress();
-        readGapRetried = false;
         if (cursor < head) {
             cursor = head;
         }
@@ -524,9 +528,9 @@ final class RcRequester {
             qp.counters.outOfSequence.increment();    // gap or stale: dropped (§4.8)
             if (w.op.isRead() && Psn.compare(psn, expected) > 0 && Psn.compare(psn, w.lastPsn) <= 0
                     && !readGapRetried && !rnrWait) {
-                // §4.8: a response past the expected one means responses were lost: re-request the rest
-                // of the READ now, once per gap, as hardware does, instead of waiting for the ACK timer (rxe's
-                // choice, which costs a whole timeout per lost response: 2.1 s with rdma_cm's ACK timeout 19)
+                // §4.8: a response past the expected one means responses were lost: re-request the rest of
+                // the READ now instead of waiting for the ACK timer (rxe's choice, which costs a whole timeout per
+                // lost response: about 2 s with the ACK timeout rdma_cm derives over RoCE)
                 readGapRetried = true;
                 retry();
             }
@@ -547,6 +551,7 @@ final class RcRequester {
         afterProgress();
         if (last) {
             head++;
+            readGapRetried = false;
             readsInFlight = Math.max(0, readsInFlight - 1);
             compPsn = Psn.add(w.lastPsn, 1);
             afterProgress();
