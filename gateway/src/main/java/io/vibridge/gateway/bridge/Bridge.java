@@ -99,7 +99,7 @@ public final class Bridge implements ConnectionPeer {
     private static final int FC = FlowControlHeader.LENGTH;
     private static final int OUT_BATCH = 128 * 1024;
 
-    private final Fabric fabric;
+    private final BridgeContext shared;
     private final GatewayConfig config;
     private final Vertx vertx;
     private final Context context;
@@ -206,15 +206,15 @@ public final class Bridge implements ConnectionPeer {
     private volatile long bytesOut;
     private String closeReason;
 
-    public Bridge(Fabric fabric, Vertx vertx, NetSocket socket) {
-        this.fabric = fabric;
-        this.config = fabric.config;
+    public Bridge(BridgeContext shared, Vertx vertx, NetSocket socket) {
+        this.shared = shared;
+        this.config = shared.config;
         this.vertx = vertx;
         this.context = vertx.getOrCreateContext();
         this.onContext = r -> context.runOnContext(v -> r.run());
         this.socket = socket;
         this.raw = socket instanceof NetSocketInternal si ? si : null;
-        this.id = fabric.nextId();
+        this.id = shared.nextId();
         InetAddress a;
         try {
             a = InetAddress.ofLiteral(socket.remoteAddress().hostAddress());
@@ -231,7 +231,7 @@ public final class Bridge implements ConnectionPeer {
 
     /** Wires the socket; call on the socket's context. */
     public void start() {
-        fabric.bridges.add(this);
+        shared.bridges.add(this);
         if (raw != null) {
             raw.messageHandler(this::onMessage);     // Netty's buffers as they are: no copy to a heap Buffer
         } else {
@@ -316,7 +316,7 @@ public final class Bridge implements ConnectionPeer {
 
     /** Client-slot bytes this connection holds right now (for tests of the buffering cap). */
     public long bufferedBytes() {
-        return (long) (clientSlots - freeTop) * fabric.pool.slotSize();
+        return (long) (clientSlots - freeTop) * shared.pool.slotSize();
     }
 
     /** Cut-through WRITE bytes held on their way to the client (bounded by {@link CutThrough#BUDGET}). */
@@ -326,7 +326,7 @@ public final class Bridge implements ConnectionPeer {
 
     /** Staging bytes this connection reserved (its cap). */
     public long reservedBytes() {
-        return (long) slots.length * fabric.pool.slotSize();
+        return (long) slots.length * shared.pool.slotSize();
     }
 
     // ============================================================================ input gate
@@ -479,7 +479,7 @@ public final class Bridge implements ConnectionPeer {
         }
         if (freeTop == 0) {
             if (!stalledOnCredit) {
-                fabric.metrics.creditStall(Direction.CLIENT_TO_TARGET);
+                shared.metrics.creditStall(Direction.CLIENT_TO_TARGET);
             }
             return false;
         }
@@ -638,7 +638,7 @@ public final class Bridge implements ConnectionPeer {
         if (found.isEmpty()) {
             log.info("conn {} {}:{} no route for discriminator {}: Connect No Match", id,
                     clientAddress.getHostAddress(), clientPort, printable(called));
-            fabric.metrics.rejected(RejectReason.NO_ROUTE);
+            shared.metrics.rejected(RejectReason.NO_ROUTE);
             connection.noMatch();
             return;
         }
@@ -646,7 +646,7 @@ public final class Bridge implements ConnectionPeer {
         RouteTarget t = route.target();
         flowC0 = t.parameters().flowControl() == FlowControl.TRANSPORT;
         // VITCP-PROFILE §5: a gateway holding a key (global or the route's) rejects unsigned or badly signed requests
-        signer = fabric.routeSigners.getOrDefault(route.discriminator(), fabric.globalSigner);
+        signer = shared.routeSigners.getOrDefault(route.discriminator(), shared.globalSigner);
         if (signer != null) {
             boolean ok = h.securityType() == ConnectionHeader.SECURITY_HMAC_SHA256 && capture != null
                     && captureLen == capture.length
@@ -657,7 +657,7 @@ public final class Bridge implements ConnectionPeer {
             }
         }
         capture = null;
-        String why = fabric.admit(clientAddress);
+        String why = shared.admit(clientAddress);
         if (why != null) {
             reject(RejectReason.LIMIT, IsCode.RESOURCES_EXHAUSTED, why);
             return;
@@ -678,7 +678,7 @@ public final class Bridge implements ConnectionPeer {
 
     private void reject(RejectReason reason, int isCode, String why) {
         log.info("conn {} {}:{} Connect Reject IS {} ({})", id, clientAddress.getHostAddress(), clientPort, isCode, why);
-        fabric.metrics.rejected(reason);
+        shared.metrics.rejected(reason);
         closeReason = why;
         engine.reject(isCode);
     }
@@ -689,7 +689,7 @@ public final class Bridge implements ConnectionPeer {
         clientSlots = per - recvSlots;
         int[] got = new int[per];
         try {
-            if (!fabric.pool.reserve(per, got)) {
+            if (!shared.pool.reserve(per, got)) {
                 return false;
             }
         } catch (RuntimeException e) {
@@ -698,9 +698,9 @@ public final class Bridge implements ConnectionPeer {
         }
         slots = got;
         if (flowC0) {
-            controlBlock = fabric.pool.reserveControl();
+            controlBlock = shared.pool.reserveControl();
             if (controlBlock < 0) {
-                fabric.pool.release(slots, slots.length);
+                shared.pool.release(slots, slots.length);
                 slots = new int[0];
                 return false;
             }
@@ -723,10 +723,10 @@ public final class Bridge implements ConnectionPeer {
         sbase = new int[per];
         for (int l = 0; l < per; l++) {
             // the slots may lie in different chunks of the pool (each its own registered buffer)
-            sbuf[l] = fabric.pool.buffer(slots[l]);
-            sreg[l] = fabric.pool.region(slots[l]);
-            sbase[l] = fabric.pool.offset(slots[l]);
-            views[l] = sbuf[l].slice(sbase[l], fabric.pool.slotSize());
+            sbuf[l] = shared.pool.buffer(slots[l]);
+            sreg[l] = shared.pool.region(slots[l]);
+            sbase[l] = shared.pool.offset(slots[l]);
+            views[l] = sbuf[l].slice(sbase[l], shared.pool.slotSize());
             receives[l] = new SlotReceive(l);
             sends[l] = new SlotSend(l);
         }
@@ -743,11 +743,11 @@ public final class Bridge implements ConnectionPeer {
     private void openTarget(RouteTarget t) {
         GatewayConfig.Infiniband ib = config.infiniband();
         int sendWr = 2 * clientSlots + 8;
-        cq = fabric.device.createCompletionQueue(sendWr + recvSlots + 8);
-        CutThrough c = fabric.device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER)
+        cq = shared.device.createCompletionQueue(sendWr + recvSlots + 8);
+        CutThrough c = shared.device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER)
                 ? new CutThrough(() -> context.runOnContext(v -> onCutThrough())) : null;
         cq.onNotify(this::onCqNotify, onContext);
-        qp = fabric.pd.createQueuePair(new QpInitAttributes(cq, cq, sendWr, recvSlots + 1));
+        qp = shared.pd.createQueuePair(new QpInitAttributes(cq, cq, sendWr, recvSlots + 1));
         if (c != null) {
             try {
                 qp.setAccessHandler(c); // every inbound RDMA on this QP: forwarded to the client
@@ -760,7 +760,7 @@ public final class Bridge implements ConnectionPeer {
             postRecv(l);
         }
         cq.requestNotify(false);
-        byte[] pd = t.requestPrivateData(clientAddress, clientPort, fabric.device.address(), fabric.nextCmaPort());
+        byte[] pd = t.requestPrivateData(clientAddress, clientPort, shared.device.address(), shared.nextCmaPort());
         ConnectParams p = new ConnectParams(t.address(), t.serviceId().value(), pd, ib.responderResources(),
                 ib.initiatorDepth(), ib.retryCount(), ib.rnrRetry(), ib.localAckTimeout(), ib.cmResponseTimeout(),
                 ib.maxCmRetries(), ib.pathMtu(), 12);
@@ -769,7 +769,7 @@ public final class Bridge implements ConnectionPeer {
         if (log.isDebugEnabled()) {
             log.debug("conn {} CM REQ to {} ({})", id, targetName(), t.parameters().cmFormat());
         }
-        cmId = fabric.device.connectionManager().connect(p, qp, this::onCmEvent, onContext);
+        cmId = shared.device.connectionManager().connect(p, qp, this::onCmEvent, onContext);
     }
 
     private void onCmEvent(CmEvent e) {
@@ -815,7 +815,7 @@ public final class Bridge implements ConnectionPeer {
         if (phase != Phase.CONNECTING_TARGET) {
             return;
         }
-        fabric.metrics.cmRoundTrip(System.nanoTime() - cmStart);
+        shared.metrics.cmRoundTrip(System.nanoTime() - cmStart);
         RouteTarget t = route.target();
         long actRcvSz;
         int targetBufs;
@@ -859,7 +859,7 @@ public final class Bridge implements ConnectionPeer {
         creditsGranted = clientSlots;
         rr = level == ReliabilityLevel.RELIABLE_RECEPTION;
         if (!engine.accept(ep, clientSlots)) {
-            fabric.metrics.rejected(RejectReason.ATTRIBUTES);
+            shared.metrics.rejected(RejectReason.ATTRIBUTES);
             ibDisconnect();
             phase = Phase.CLOSED;
             return;
@@ -876,8 +876,8 @@ public final class Bridge implements ConnectionPeer {
         if (keepalive > 0) {
             keepaliveTimer = vertx.setPeriodic(keepalive, tick -> keepalive());
         }
-        fabric.metrics.connectionOpened();
-        fabric.metrics.connectSetup(System.nanoTime() - requestAt);
+        shared.metrics.connectionOpened();
+        shared.metrics.connectSetup(System.nanoTime() - requestAt);
         // per-connection lines are DEBUG: at thousands of connections per second console lines cost more than the
         // setup itself; GatewayServer logs a periodic INFO summary (connections opened/closed/open)
         if (log.isDebugEnabled()) {
@@ -899,11 +899,11 @@ public final class Bridge implements ConnectionPeer {
                     clientAddress.getHostAddress(), clientPort, failure,
                     failure == ConnectFailure.PROTOCOL ? " (" + connection.lastProtocolError() + ")" : ""));
             if (failure == ConnectFailure.PROTOCOL || failure == ConnectFailure.TIMEOUT) {
-                fabric.metrics.rejected(RejectReason.PROTOCOL);
+                shared.metrics.rejected(RejectReason.PROTOCOL);
             }
         } else if (failure == ConnectFailure.REJECTED && closeReason == null) {
             // rejected by the engine itself (attributes, MTU, version)
-            fabric.metrics.rejected(isCode == IsCode.MTU_TOO_SMALL ? RejectReason.MTU : RejectReason.ATTRIBUTES);
+            shared.metrics.rejected(isCode == IsCode.MTU_TOO_SMALL ? RejectReason.MTU : RejectReason.ATTRIBUTES);
             log.info("conn {} {}:{} Connect Reject IS {}", id, clientAddress.getHostAddress(), clientPort, isCode);
         }
         if (cmId != null && !ibDown) {
@@ -994,7 +994,7 @@ public final class Bridge implements ConnectionPeer {
         int l = readFifo[readHead];
         readHead = (readHead + 1) % readFifo.length;
         readCount--;
-        fabric.metrics.message(Direction.CLIENT_TO_TARGET, Operation.RDMA_READ, len[l]);
+        shared.metrics.message(Direction.CLIENT_TO_TARGET, Operation.RDMA_READ, len[l]);
         freeClientSlot(l);
     }
 
@@ -1019,7 +1019,7 @@ public final class Bridge implements ConnectionPeer {
         if (work instanceof CutThrough.Op c) {
             boolean ok = !Status.isError(status);
             if (ok) {
-                fabric.metrics.message(Direction.TARGET_TO_CLIENT,
+                shared.metrics.message(Direction.TARGET_TO_CLIENT,
                         c.operation == OutboundWork.OP_RDMA_READ ? Operation.RDMA_READ : Operation.RDMA_WRITE, c.length);
             }
             c.finish(ok);
@@ -1029,7 +1029,7 @@ public final class Bridge implements ConnectionPeer {
         SlotSend s = (SlotSend) work;
         int l = s.local;
         if (!Status.isError(status)) {
-            fabric.metrics.message(Direction.TARGET_TO_CLIENT, Operation.SEND, s.length);
+            shared.metrics.message(Direction.TARGET_TO_CLIENT, Operation.SEND, s.length);
         }
         op[l] = OP_NONE;
         if (ibUp && !ibDown && qp != null) {
@@ -1088,7 +1088,7 @@ public final class Bridge implements ConnectionPeer {
             if (flowC0 && needsCredit && !credits.canSendData()) {
                 if (!stalledOnCredit) {
                     stalledOnCredit = true;
-                    fabric.metrics.creditStall(Direction.CLIENT_TO_TARGET);
+                    shared.metrics.creditStall(Direction.CLIENT_TO_TARGET);
                 }
                 return;
             }
@@ -1160,7 +1160,7 @@ public final class Bridge implements ConnectionPeer {
     private void postRecv(int l) {
         int base = sbase[l];
         int size = route.target().parameters().receiveSize();
-        rwr.set(K_RECV | l, sreg[l], base, Math.min(size, fabric.pool.slotSize()));
+        rwr.set(K_RECV | l, sreg[l], base, Math.min(size, shared.pool.slotSize()));
         postedRecvs++;
         qp.postRecv(rwr);
     }
@@ -1175,10 +1175,10 @@ public final class Bridge implements ConnectionPeer {
         boolean dataSendPossible = fifoCount > 0 && credits.canSendData();
         // the target's view of our credits comes from our headers only (WRITE WITH IMMEDIATE: onHeaderlessSend)
         if (!dataSendPossible && credits.shouldSendCreditUpdate(postedRecvs)) {
-            int off = fabric.pool.controlOffset(controlBlock) + (controlNext++ & 15) * FC;
+            int off = shared.pool.controlOffset(controlBlock) + (controlNext++ & 15) * FC;
             int mseq = credits.onSend(postedRecvs);
-            FlowControlHeader.write(fabric.pool.controlBuffer(), off, 0, postedRecvs, FC, mseq, credits.mseqAck());
-            swr.set(K_CREDIT, WrOpcode.SEND, fabric.pool.controlRegion(), off, FC).signaled(true);
+            FlowControlHeader.write(shared.pool.controlBuffer(), off, 0, postedRecvs, FC, mseq, credits.mseqAck());
+            swr.set(K_CREDIT, WrOpcode.SEND, shared.pool.controlRegion(), off, FC).signaled(true);
             outstandingSends++;
             qp.postSend(swr);
         }
@@ -1198,7 +1198,7 @@ public final class Bridge implements ConnectionPeer {
         if (!quiet || phase != Phase.CONNECTED || ibDown || resourcesReleased || outstandingSends > 0) {
             return;
         }
-        swr.set(K_PROBE, WrOpcode.RDMA_WRITE, fabric.pool.controlRegion(), 0, 0).remote(0, 0).signaled(true);
+        swr.set(K_PROBE, WrOpcode.RDMA_WRITE, shared.pool.controlRegion(), 0, 0).remote(0, 0).signaled(true);
         outstandingSends++;
         qp.postSend(swr);
     }
@@ -1316,12 +1316,12 @@ public final class Bridge implements ConnectionPeer {
         }
         switch (op[l]) {
             case OP_SEND -> {
-                fabric.metrics.message(Direction.CLIENT_TO_TARGET, Operation.SEND, len[l]);
+                shared.metrics.message(Direction.CLIENT_TO_TARGET, Operation.SEND, len[l]);
                 confirmInbound(l);
                 freeClientSlot(l);
             }
             case OP_WRITE -> {
-                fabric.metrics.message(Direction.CLIENT_TO_TARGET, Operation.RDMA_WRITE, len[l]);
+                shared.metrics.message(Direction.CLIENT_TO_TARGET, Operation.RDMA_WRITE, len[l]);
                 confirmInbound(l);
                 freeClientSlot(l);
             }
@@ -1645,19 +1645,19 @@ public final class Bridge implements ConnectionPeer {
             }
         }
         if (slots.length > 0) {
-            fabric.pool.release(slots, slots.length);
+            shared.pool.release(slots, slots.length);
         }
-        fabric.pool.releaseControl(controlBlock);
+        shared.pool.releaseControl(controlBlock);
         controlBlock = -1;
         if (admitted) {
             admitted = false;
-            fabric.release(clientAddress);
+            shared.release(clientAddress);
         }
         if (ibUp) {
-            fabric.metrics.connectionClosed();
+            shared.metrics.connectionClosed();
             log.debug("conn {} closed ({}), {} bytes in, {} bytes out", id, closeReason, bytesIn, bytesOut);
         }
-        fabric.bridges.remove(this);
+        shared.bridges.remove(this);
     }
 
     private void cancelIncomingTimer() {
@@ -1687,7 +1687,7 @@ public final class Bridge implements ConnectionPeer {
 
         @Override
         public long capacity() {
-            return fabric.pool.slotSize() - FC;
+            return shared.pool.slotSize() - FC;
         }
 
         @Override

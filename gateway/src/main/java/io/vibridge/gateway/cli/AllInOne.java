@@ -4,8 +4,8 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.server.GatewayServer;
-import io.vibridge.gateway.target.TargetConfig;
-import io.vibridge.gateway.target.TargetService;
+import io.vibridge.gateway.demo.TargetConfig;
+import io.vibridge.gateway.demo.TargetService;
 import java.net.InetAddress;
 import org.slf4j.LoggerFactory;
 

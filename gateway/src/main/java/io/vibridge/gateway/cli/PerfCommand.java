@@ -1,6 +1,6 @@
 package io.vibridge.gateway.cli;
 
-import io.vibridge.gateway.target.TargetMode;
+import io.vibridge.gateway.demo.control.TargetMode;
 import io.vibridge.gateway.tools.Perf;
 import io.vibridge.gateway.tools.Sizes;
 import io.vibridge.gateway.tools.ViClientOptions;

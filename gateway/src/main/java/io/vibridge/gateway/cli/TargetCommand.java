@@ -1,9 +1,9 @@
 package io.vibridge.gateway.cli;
 
 import io.vibridge.cm.serviceid.ServiceIdScheme;
-import io.vibridge.gateway.target.TargetConfig;
-import io.vibridge.gateway.target.TargetMode;
-import io.vibridge.gateway.target.TargetService;
+import io.vibridge.gateway.demo.TargetConfig;
+import io.vibridge.gateway.demo.control.TargetMode;
+import io.vibridge.gateway.demo.TargetService;
 import io.vibridge.gateway.tools.Sizes;
 import java.net.InetAddress;
 import java.util.EnumSet;

@@ -12,7 +12,7 @@ import io.vertx.core.net.NetSocket;
 import io.vibridge.gateway.admin.AdminServer;
 import io.vibridge.gateway.admin.ConnectionInfo;
 import io.vibridge.gateway.bridge.Bridge;
-import io.vibridge.gateway.bridge.Fabric;
+import io.vibridge.gateway.bridge.BridgeContext;
 import io.vibridge.gateway.bridge.staging.StagingPool;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.metrics.GatewayMetrics;
@@ -45,7 +45,7 @@ public final class GatewayServer implements AutoCloseable {
     private final ProtectionDomain pd;
     private final StagingPool pool;
     private final PrometheusMeterRegistry registry;
-    private final Fabric fabric;
+    private final BridgeContext shared;
     private final ConnectRateLimiter rate;
     private final boolean ownsVertx;
     /** One listener per event loop (Vert.x shares the port among them, round robin per accepted socket). */
@@ -93,7 +93,7 @@ public final class GatewayServer implements AutoCloseable {
         }
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         GatewayMetrics metrics = new GatewayMetrics(registry);
-        fabric = new Fabric(config, device, pd, pool, metrics);
+        shared = new BridgeContext(config, device, pd, pool, metrics);
         rate = new ConnectRateLimiter(config.limits().connectRate(), config.limits().connectBurst());
         registerDeviceMeters(metrics);
         if (!device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER)) {
@@ -149,7 +149,7 @@ public final class GatewayServer implements AutoCloseable {
 
     /** One INFO line per period with connection activity (the per-connection lines are DEBUG). */
     private void summary() {
-        GatewayMetrics m = fabric.metrics();
+        GatewayMetrics m = shared.metrics();
         long opened = m.openedTotal();
         long closedNow = m.closedTotal();
         if (opened != summaryOpened || closedNow != summaryClosed) {
@@ -194,12 +194,12 @@ public final class GatewayServer implements AutoCloseable {
             return;
         }
         if (!rate.tryAcquire()) {
-            fabric.metrics().rejected(RejectReason.LIMIT);
+            shared.metrics().rejected(RejectReason.LIMIT);
             log.debug("connection from {} over the connect rate: closed", socket.remoteAddress());
             socket.close();
             return;
         }
-        new Bridge(fabric, vertx, socket).start();
+        new Bridge(shared, vertx, socket).start();
     }
 
     private void registerDeviceMeters(GatewayMetrics m) {
@@ -234,7 +234,7 @@ public final class GatewayServer implements AutoCloseable {
 
     private List<ConnectionInfo> connections() {
         List<ConnectionInfo> l = new ArrayList<>();
-        for (Bridge b : fabric.bridges()) {
+        for (Bridge b : shared.bridges()) {
             l.add(b.info());
         }
         l.sort((a, b) -> Long.compare(a.id(), b.id()));
@@ -249,8 +249,8 @@ public final class GatewayServer implements AutoCloseable {
         return adminPort;
     }
 
-    public Fabric fabric() {
-        return fabric;
+    public BridgeContext bridgeContext() {
+        return shared;
     }
 
     public PrometheusMeterRegistry registry() {
@@ -279,26 +279,26 @@ public final class GatewayServer implements AutoCloseable {
         // new connections are closed at once from here on (closed = true); the listener itself is closed
         // after the drain, because closing a Vert.x NetServer closes its open connections too
         Duration grace = config.shutdownGrace();
-        int open = fabric.bridges().size();
+        int open = shared.bridges().size();
         if (open > 0) {
             log.info("gateway shutting down: draining {} connections (grace {})", open, grace);
         }
-        for (Bridge b : fabric.bridges()) {
+        for (Bridge b : shared.bridges()) {
             b.shutdownAsync();
         }
         long deadline = System.nanoTime() + grace.toNanos() + 2_000_000_000L;
-        while (!fabric.bridges().isEmpty() && System.nanoTime() < deadline) {
+        while (!shared.bridges().isEmpty() && System.nanoTime() < deadline) {
             sleep(20);
         }
-        for (Bridge b : fabric.bridges()) {
+        for (Bridge b : shared.bridges()) {
             b.forceCloseAsync();
         }
         long hard = System.nanoTime() + 2_000_000_000L;
-        while (!fabric.bridges().isEmpty() && System.nanoTime() < hard) {
+        while (!shared.bridges().isEmpty() && System.nanoTime() < hard) {
             sleep(20);
         }
-        if (!fabric.bridges().isEmpty()) {
-            log.warn("{} connections still hold resources at shutdown", fabric.bridges().size());
+        if (!shared.bridges().isEmpty()) {
+            log.warn("{} connections still hold resources at shutdown", shared.bridges().size());
         }
         List<NetServer> listeners;
         synchronized (servers) {

@@ -1,7 +1,7 @@
 package io.vibridge.gateway.tools;
 
-import io.vibridge.gateway.target.Control;
-import io.vibridge.gateway.target.TargetMode;
+import io.vibridge.gateway.demo.control.Control;
+import io.vibridge.gateway.demo.control.TargetMode;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.NicConfig;
 import io.vibridge.vitcp.provider.Vi;

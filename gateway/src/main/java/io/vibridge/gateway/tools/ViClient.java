@@ -1,6 +1,7 @@
 package io.vibridge.gateway.tools;
 
-import io.vibridge.gateway.target.Control;
+import io.vibridge.gateway.demo.control.TargetMode;
+import io.vibridge.gateway.demo.control.Control;
 import io.vibridge.vitcp.engine.Negotiated;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.MemoryAttributes;
@@ -194,7 +195,7 @@ public final class ViClient implements AutoCloseable {
         return r;
     }
 
-    public void setMode(io.vibridge.gateway.target.TargetMode mode) throws InterruptedException {
+    public void setMode(io.vibridge.gateway.demo.control.TargetMode mode) throws InterruptedException {
         controlOk(Control.SET_MODE, ByteBuffer.allocate(1).put(0, (byte) mode.code()));
     }
 

@@ -76,7 +76,7 @@ class AccessControlTest {
             b.connect(g.port(), "echo");
             expectReject(nic, g.port(), "echo", IsCode.RESOURCES_EXHAUSTED);
             a.close();
-            awaitTrue(() -> g.fabric().bridgedConnections() == 1);
+            awaitTrue(() -> g.bridgeContext().bridgedConnections() == 1);
             try (var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
                 c.connect(g.port(), "echo");
             }

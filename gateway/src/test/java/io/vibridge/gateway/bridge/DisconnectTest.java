@@ -63,12 +63,12 @@ class DisconnectTest {
         var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 4);
         c.connect(g.port(), "echo");
         roundTrip(c, 1000);
-        assertThat(g.fabric().pool().inUse()).isGreaterThan(0);
+        assertThat(g.bridgeContext().pool().inUse()).isGreaterThan(0);
         c.vi.disconnect();
         awaitTrue(() -> target.disconnects.get() == before + 1);
-        awaitTrue(() -> g.fabric().bridges().isEmpty());
-        assertThat(g.fabric().pool().inUse()).isZero();
-        assertThat(g.fabric().bridgedConnections()).isZero();
+        awaitTrue(() -> g.bridgeContext().bridges().isEmpty());
+        assertThat(g.bridgeContext().pool().inUse()).isZero();
+        assertThat(g.bridgeContext().bridgedConnections()).isZero();
     }
 
     @Test
@@ -79,8 +79,8 @@ class DisconnectTest {
         roundTrip(c, 5000);
         target.disconnectAll();
         awaitTrue(() -> c.vi.state() != ViState.CONNECTED);
-        awaitTrue(() -> g.fabric().bridges().isEmpty());
-        assertThat(g.fabric().pool().inUse()).isZero();
+        awaitTrue(() -> g.bridgeContext().bridges().isEmpty());
+        assertThat(g.bridgeContext().pool().inUse()).isZero();
         c.close();
     }
 
@@ -103,7 +103,7 @@ class DisconnectTest {
         } finally {
             targetDevice.setFaults(FaultConfig.NONE);
         }
-        awaitTrue(() -> gateway.fabric().bridges().isEmpty());
+        awaitTrue(() -> gateway.bridgeContext().bridges().isEmpty());
         c.close();
     }
 

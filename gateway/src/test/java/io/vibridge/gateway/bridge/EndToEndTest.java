@@ -233,7 +233,7 @@ class EndToEndTest {
         try (var tap = new SegmentTap(gateway.port());
                 var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
             c.connect(tap.port(), "echo" + flowc);
-            Bridge bridge = gateway.fabric().bridges().stream()
+            Bridge bridge = gateway.bridgeContext().bridges().stream()
                     .filter(b -> b.clientPort() == tap.upstreamPort()).findFirst().orElseThrow();
             int area = c.sendArea(3);
             int len = 10_000;
@@ -292,7 +292,7 @@ class EndToEndTest {
         try (var tap = new SegmentTap(gateway.port());
                 var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
             c.connect(tap.port(), "echo" + flowc);
-            Bridge bridge = gateway.fabric().bridges().stream()
+            Bridge bridge = gateway.bridgeContext().bridges().stream()
                     .filter(b -> b.clientPort() == tap.upstreamPort()).findFirst().orElseThrow();
             int area = c.sendArea(3);
             int len = 5_000;

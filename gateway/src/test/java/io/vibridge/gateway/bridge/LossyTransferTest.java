@@ -56,11 +56,11 @@ class LossyTransferTest {
                         rx = c.vi.recvWait(T);
                     } catch (RuntimeException e) {
                         System.out.println("STALL at message " + received + ": gateway "
-                                + g.fabric().bridges().iterator().next().debugState() + " | target "
+                                + g.bridgeContext().bridges().iterator().next().debugState() + " | target "
                                 + target.debugState() + " | client sent " + sent + " sendDone " + sendDone);
-                        g.fabric().bridges().iterator().next().kickOutput();
+                        g.bridgeContext().bridges().iterator().next().kickOutput();
                         Thread.sleep(2000);
-                        System.out.println("AFTER KICK: gateway " + g.fabric().bridges().iterator().next().debugState()
+                        System.out.println("AFTER KICK: gateway " + g.bridgeContext().bridges().iterator().next().debugState()
                                 + " recvDone " + c.vi.recvDone());
                         throw e;
                     }

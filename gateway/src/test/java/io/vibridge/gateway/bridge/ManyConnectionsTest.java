@@ -39,9 +39,9 @@ class ManyConnectionsTest {
                         "{ match = \"many\", target = \"127.0.0.73\", port = 5000, flowc = 1, receive-size = 32784, "
                                 + "receive-buffers = 1 }", cfgExtra));
                 ViNic nic = TestSupport.clientNic()) {
-            var staging = g.fabric().pool();
-            assertThat(g.fabric().config().stagingConnectionCapacity()).as("the defaults admit max-connections")
-                    .isGreaterThanOrEqualTo(g.fabric().config().limits().maxConnections());
+            var staging = g.bridgeContext().pool();
+            assertThat(g.bridgeContext().config().stagingConnectionCapacity()).as("the defaults admit max-connections")
+                    .isGreaterThanOrEqualTo(g.bridgeContext().config().limits().maxConnections());
             assertThat(staging.allocated()).as("no staging memory before the first connection").isZero();
             ProtectionTag tag = nic.createPtag();
             MemoryRegion mr = nic.registerMemory(ByteBuffer.allocateDirect(N * 1024 + 4096),
@@ -65,10 +65,10 @@ class ManyConnectionsTest {
                     vis.add(f.get());
                 }
             }
-            assertThat(g.fabric().bridgedConnections()).isEqualTo(N);
+            assertThat(g.bridgeContext().bridgedConnections()).isEqualTo(N);
             // memory grows only with use: whole chunks, never more than one chunk beyond what is reserved
             int inUse = staging.inUse();
-            assertThat(inUse).isEqualTo(N * g.fabric().config().slotsPerConnection());
+            assertThat(inUse).isEqualTo(N * g.bridgeContext().config().slotsPerConnection());
             assertThat(staging.allocated()).isBetween(inUse, inUse + staging.chunkSlots() - 1);
             assertThat(staging.allocated() % staging.chunkSlots()).isZero();
             assertThat(target.connections.get()).isEqualTo(N);
@@ -86,8 +86,8 @@ class ManyConnectionsTest {
             for (Vi vi : vis) {
                 vi.disconnect();
             }
-            EndToEndTest.awaitTrue(() -> g.fabric().bridges().isEmpty());
-            assertThat(g.fabric().pool().inUse()).isZero();
+            EndToEndTest.awaitTrue(() -> g.bridgeContext().bridges().isEmpty());
+            assertThat(g.bridgeContext().pool().inUse()).isZero();
             // a new connection takes slots from the chunks already made
             int chunks = staging.chunks();
             Vi again = nic.createVi(attrs, null, null);

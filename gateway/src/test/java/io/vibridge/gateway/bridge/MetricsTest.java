@@ -67,7 +67,7 @@ class MetricsTest {
                 String conns = get(g.adminPort(), "/connections");
                 assertThat(conns).contains("\"route\":\"\\\"echo\\\"\"").contains("\"state\":\"CONNECTED\"");
             }
-            EndToEndTest.awaitTrue(() -> g.fabric().bridges().isEmpty());
+            EndToEndTest.awaitTrue(() -> g.bridgeContext().bridges().isEmpty());
             String after = get(g.adminPort(), "/metrics");
             assertThat(value(after, "vibridge_connections_active")).isEqualTo(0);
             assertThat(value(after, "vibridge_connections_closed_total")).isEqualTo(1);

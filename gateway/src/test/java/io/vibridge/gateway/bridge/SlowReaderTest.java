@@ -33,8 +33,8 @@ class SlowReaderTest {
                             .putInt(40, 8 << 20);
                     r.write(s.clear());
                 }
-                EndToEndTest.awaitTrue(() -> !g.fabric().bridges().isEmpty());
-                Bridge b = g.fabric().bridges().iterator().next();
+                EndToEndTest.awaitTrue(() -> !g.bridgeContext().bridges().isEmpty());
+                Bridge b = g.bridgeContext().bridges().iterator().next();
                 // the TCP side backs up: held cut-through bytes climb to the budget and stay within it
                 EndToEndTest.awaitTrue(() -> b.cutThroughHeld() > CutThrough.BUDGET - 8192);
                 long retransmissions = target.device.counters().retransmissions();
@@ -72,9 +72,9 @@ class SlowReaderTest {
                     last = now;
                 }
                 assertThat(stable).as("the target's flood stopped").isGreaterThanOrEqualTo(10);
-                Bridge b = g.fabric().bridges().iterator().next();
+                Bridge b = g.bridgeContext().bridges().iterator().next();
                 assertThat(b.bufferedBytes()).isLessThanOrEqualTo(b.reservedBytes());
-                assertThat(b.reservedBytes()).isLessThanOrEqualTo(g.fabric().config().limits().bufferPerConnection());
+                assertThat(b.reservedBytes()).isLessThanOrEqualTo(g.bridgeContext().config().limits().bufferPerConnection());
                 long netty = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory() - nettyBefore;
                 // Vert.x write queue (64 KiB high-water mark) + one output batch + pool chunk granularity
                 assertThat(netty).isLessThanOrEqualTo(16L << 20);

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vibridge.gateway.target.Control;
+import io.vibridge.gateway.demo.control.Control;
 import io.vibridge.vitcp.provider.ViException;
 import io.vibridge.vitcp.provider.ViState;
 import io.vibridge.vitcp.wire.IsCode;

@@ -1,6 +1,6 @@
 package io.vibridge.gateway.it;
 
-import io.vibridge.gateway.target.Control;
+import io.vibridge.gateway.demo.control.Control;
 import io.vibridge.vitcp.engine.Negotiated;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.MemoryAttributes;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vibridge.gateway.cli.PerfCommand;
-import io.vibridge.gateway.target.TargetMode;
+import io.vibridge.gateway.demo.control.TargetMode;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

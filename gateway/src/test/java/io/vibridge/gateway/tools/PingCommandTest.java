@@ -3,7 +3,7 @@ package io.vibridge.gateway.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.gateway.cli.PingCommand;
-import io.vibridge.gateway.target.TargetMode;
+import io.vibridge.gateway.demo.control.TargetMode;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

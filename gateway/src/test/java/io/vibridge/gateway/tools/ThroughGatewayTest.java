@@ -1,13 +1,14 @@
 package io.vibridge.gateway.tools;
 
+import io.vibridge.gateway.demo.control.TargetMode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.typesafe.config.ConfigFactory;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.server.GatewayServer;
-import io.vibridge.gateway.target.Control;
-import io.vibridge.gateway.target.TargetConfig;
-import io.vibridge.gateway.target.TargetService;
+import io.vibridge.gateway.demo.control.Control;
+import io.vibridge.gateway.demo.TargetConfig;
+import io.vibridge.gateway.demo.TargetService;
 import io.vibridge.cm.serviceid.ServiceIdScheme;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.MemoryRegion;
@@ -115,7 +116,7 @@ class ThroughGatewayTest {
                 c.awaitSend();
             }
             assertThat(c.controlOk(Control.STATS, null).getLong(Control.HEADER)).isEqualTo(20);
-            c.setMode(io.vibridge.gateway.target.TargetMode.SINK);
+            c.setMode(io.vibridge.gateway.demo.control.TargetMode.SINK);
             for (int i = 0; i < 5; i++) {
                 c.vi.postSend(Descriptor.send().data(c.sendMr, 0, 0));
                 c.awaitSend();

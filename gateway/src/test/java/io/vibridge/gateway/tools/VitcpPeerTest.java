@@ -2,8 +2,8 @@ package io.vibridge.gateway.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vibridge.gateway.target.Control;
-import io.vibridge.gateway.target.TargetMode;
+import io.vibridge.gateway.demo.control.Control;
+import io.vibridge.gateway.demo.control.TargetMode;
 import io.vibridge.vitcp.provider.MemoryRegion;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.net.InetSocketAddress;

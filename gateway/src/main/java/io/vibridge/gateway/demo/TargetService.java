@@ -1,4 +1,4 @@
-package io.vibridge.gateway.target;
+package io.vibridge.gateway.demo;
 
 import io.vibridge.cm.CmFormatException;
 import io.vibridge.cm.cma.CmaHeader;

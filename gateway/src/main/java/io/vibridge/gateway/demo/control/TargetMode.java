@@ -1,4 +1,4 @@
-package io.vibridge.gateway.target;
+package io.vibridge.gateway.demo.control;
 
 /** What the demo target does with the data Sends it receives (control Sends are answered in every mode). */
 public enum TargetMode {

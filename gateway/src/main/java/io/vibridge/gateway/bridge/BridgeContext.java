@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * domain, the staging pool, the HMAC signers, metrics and the thread-safe budget counters
  * (connections in total and per client address). Bridges register here for the admin listing.
  */
-public final class Fabric {
+public final class BridgeContext {
     final GatewayConfig config;
     final VerbsDevice device;
     final ProtectionDomain pd;
@@ -43,7 +43,7 @@ public final class Fabric {
     private static final int CMA_FIRST_PORT = 32768;
     private static final int CMA_PORTS = 60999 - CMA_FIRST_PORT + 1;
 
-    public Fabric(GatewayConfig config, VerbsDevice device, ProtectionDomain pd, StagingPool pool,
+    public BridgeContext(GatewayConfig config, VerbsDevice device, ProtectionDomain pd, StagingPool pool,
             GatewayMetrics metrics) {
         this.config = config;
         this.device = device;

@@ -1,4 +1,4 @@
-package io.vibridge.gateway.target;
+package io.vibridge.gateway.demo;
 
 /**
  * Connections with completions waiting, handed from provider threads to the service loop. Each

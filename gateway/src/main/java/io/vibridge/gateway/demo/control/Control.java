@@ -1,4 +1,4 @@
-package io.vibridge.gateway.target;
+package io.vibridge.gateway.demo.control;
 
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;

@@ -1,5 +1,7 @@
-package io.vibridge.gateway.target;
+package io.vibridge.gateway.demo;
 
+import io.vibridge.gateway.demo.control.TargetMode;
+import io.vibridge.gateway.demo.control.Control;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.cm.hello.FlowControl;

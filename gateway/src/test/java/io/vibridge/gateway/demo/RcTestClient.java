@@ -1,5 +1,6 @@
-package io.vibridge.gateway.target;
+package io.vibridge.gateway.demo;
 
+import io.vibridge.gateway.demo.control.Control;
 import io.vibridge.cm.hello.FlowControl;
 import io.vibridge.cm.hello.FlowControlHeader;
 import io.vibridge.cm.hello.FlowCredits;

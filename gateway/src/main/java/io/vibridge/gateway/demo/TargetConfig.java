@@ -1,5 +1,7 @@
-package io.vibridge.gateway.target;
+package io.vibridge.gateway.demo;
 
+import io.vibridge.gateway.demo.control.TargetMode;
+import io.vibridge.gateway.demo.control.Control;
 import io.vibridge.cm.serviceid.ServiceIdScheme;
 import java.net.InetAddress;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package io.vibridge.gateway.target;
+package io.vibridge.gateway.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
