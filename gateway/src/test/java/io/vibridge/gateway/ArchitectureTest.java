@@ -1,0 +1,48 @@
+package io.vibridge.gateway;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * DESIGN.md "Modules" and "Threads": the gateway adapts the protocol modules to Vert.x at its edge
+ * only; it reaches InfiniBand through the verbs SPI, never a provider's internals; the VI/TCP tools
+ * share the demo's control protocol but not the InfiniBand demo service.
+ */
+class ArchitectureTest {
+
+    static final JavaClasses MAIN = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.vibridge.gateway");
+
+    @Test
+    void packagesAreFreeOfCycles() {
+        slices().matching("io.vibridge.gateway.(**)").should().beFreeOfCycles().check(MAIN);
+    }
+
+    @Test
+    void vertxOnlyWhereTheGatewayMeetsTheNetwork() {
+        noClasses().that().resideOutsideOfPackages(
+                        "io.vibridge.gateway.server..", "io.vibridge.gateway.bridge..", "io.vibridge.gateway.admin..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.vertx..", "io.netty..")
+                .check(MAIN);
+    }
+
+    @Test
+    void reachesInfinibandThroughTheVerbsSpiOnly() {
+        // The provider is chosen at start (DiSNI or soft); gateway code that named soft internals would break on hardware.
+        noClasses().should().dependOnClassesThat().resideInAnyPackage("io.vibridge.verbs.soft..", "io.vibridge.verbs.disni..")
+                .check(MAIN);
+    }
+
+    @Test
+    void toolsDoNotDependOnTheInfinibandDemoService() {
+        noClasses().that().resideInAPackage("io.vibridge.gateway.tools..").should().dependOnClassesThat()
+                .resideInAPackage("io.vibridge.gateway.demo")
+                .check(MAIN);
+    }
+}
