@@ -13,6 +13,7 @@ import io.vibridge.vitcp.wire.RdmaHeader;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import io.vibridge.vitcp.wire.SegmentHeader;
 import io.vibridge.vitcp.wire.SegmentType;
+import io.vibridge.vitcp.wire.ViErrorType;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
@@ -55,6 +56,9 @@ public final class ViConnection {
 
     private static final int HDR = SegmentHeader.LENGTH;
     private static final int RDMA_HDR = HDR + RdmaHeader.LENGTH;
+    // VI Error Types of an error report (VITCP-PROFILE §6)
+    private static final int RDMA_PROTECTION = ViErrorType.RDMA_PROTECTION.code();
+    private static final int DESCRIPTOR = ViErrorType.DESCRIPTOR.code();
 
     private final ConnectionPeer peer;
     private final EngineOptions.SecurityResolver passiveSecurity;
@@ -913,7 +917,7 @@ public final class ViConnection {
             protocolError("reserved type " + type);
             return false;
         }
-        SegmentType t = SegmentType.of(type, 1);
+        SegmentType t = SegmentType.of(type, SegmentHeader.OFF_TYPE_FLAGS);
         if (len < t.minimumSegmentLength()) {
             protocolError("segment length " + len + " too short for " + t);
             return false;
@@ -1229,13 +1233,13 @@ public final class ViConnection {
             peerConsumed++;
             inReceive = peer.takeReceive(SegmentType.SEND, inMsg);
             if (inReceive == null) {
-                receiverError(IsCode.RECEIVE_QUEUE_EMPTY, 2, null, Status.OP_RECEIVE);
+                receiverError(IsCode.RECEIVE_QUEUE_EMPTY, DESCRIPTOR, null, Status.OP_RECEIVE);
             }
         }
         if (!inDiscard && end > inReceive.capacity()) {
             InboundReceive r = inReceive;
             inReceive = null;
-            receiverError(IsCode.RECEIVE_DESCRIPTOR_TOO_SMALL, 2, r, Status.OP_RECEIVE);
+            receiverError(IsCode.RECEIVE_DESCRIPTOR_TOO_SMALL, DESCRIPTOR, r, Status.OP_RECEIVE);
         }
         if (!inDiscard) {
             target = T_RECEIVE;
@@ -1262,7 +1266,7 @@ public final class ViConnection {
             inLen = len;
             int is = peer.checkRemoteAccess(inMsg, addr, handle, len, true); // VITCP-PROFILE §9.6
             if (is != 0) {
-                receiverError(is, 1, null, Status.OP_REMOTE_RDMA_WRITE);
+                receiverError(is, RDMA_PROTECTION, null, Status.OP_REMOTE_RDMA_WRITE);
             }
         } else if (addr != inAddr || handle != inHandle || len != inLen) {
             protocolError("RDMA header changed within a message");
@@ -1303,13 +1307,13 @@ public final class ViConnection {
         expectedMessage++;
         if (!withinWindow) {
             inMsg = msg;
-            receiverError(IsCode.READ_WINDOW_EXCEEDED, 2, null, 0); // VITCP-PROFILE §6: IS 7, type 2
+            receiverError(IsCode.READ_WINDOW_EXCEEDED, DESCRIPTOR, null, 0); // VITCP-PROFILE §6: IS 7, type 2
             return;
         }
         int is = peer.checkRemoteAccess(msg, addr, handle, len, false);
         if (is != 0) {
             inMsg = msg;
-            receiverError(is, 1, null, 0);
+            receiverError(is, RDMA_PROTECTION, null, 0);
             return;
         }
         int i = (respHead + respCount) % respMsg.length;
@@ -1387,7 +1391,7 @@ public final class ViConnection {
                             peerConsumed++;
                             InboundReceive r = peer.takeReceive(SegmentType.RDMA_WRITE, inMsg);
                             if (r == null) {
-                                receiverError(IsCode.RECEIVE_QUEUE_EMPTY, 2, null, Status.OP_REMOTE_RDMA_WRITE);
+                                receiverError(IsCode.RECEIVE_QUEUE_EMPTY, DESCRIPTOR, null, Status.OP_REMOTE_RDMA_WRITE);
                                 return;
                             }
                             peer.receiveCompleted(r, Status.DONE | Status.OP_REMOTE_RDMA_WRITE | Status.IMMEDIATE, 0,
@@ -1419,12 +1423,12 @@ public final class ViConnection {
      * and the connection broke.
      */
     private boolean onAck(int ack, int viErrorType, int isCode) {
-        if (viErrorType == 0) {
+        if (viErrorType == ViErrorType.NONE.code()) {
             completeAcked(ack);
             return true;
         }
         // VITCP-PROFILE §6: the Message ACK names the failing message
-        int errorBit = viErrorType == 1 ? Status.RDMA_PROT_ERROR : Status.REMOTE_DESC_ERROR;
+        int errorBit = viErrorType == RDMA_PROTECTION ? Status.RDMA_PROT_ERROR : Status.REMOTE_DESC_ERROR;
         completeAcked(ack - 1);
         OutboundWork failed = null;
         if (!unacked.isEmpty() && unacked.peekFirst().messageNumber() == ack) {
@@ -1434,7 +1438,7 @@ public final class ViConnection {
                 if (r.messageNumber() == ack) {
                     failed = r;
                     pendingReads.remove(r);
-                    if (viErrorType != 1) {
+                    if (viErrorType != RDMA_PROTECTION) {
                         errorBit = Status.TRANSPORT_ERROR;
                     }
                     break;
