@@ -6,9 +6,12 @@ public enum ConnectFailure {
     REJECTED,
     /** Connect No Match received (active) or sent (passive). */
     NO_MATCH,
-    /** No answer within the timeout (active) or no Connect Request within 10 s (passive). */
+    /** No answer within the timeout (active) or no Connect Request within the incoming timeout (passive). */
     TIMEOUT,
-    /** Connect Accept failed verification (VITCP-PROFILE §5). */
+    /**
+     * Connect Accept (active) or Connect Request (passive: answered with Connect Reject, IS 11) failed
+     * verification (VITCP-PROFILE §5).
+     */
     SECURITY,
     /** Malformed or unexpected segment during setup. */
     PROTOCOL,

@@ -13,6 +13,7 @@ import io.vibridge.vitcp.wire.RdmaHeader;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import io.vibridge.vitcp.wire.SegmentHeader;
 import io.vibridge.vitcp.wire.SegmentType;
+import io.vibridge.vitcp.wire.ViErrorType;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
@@ -49,15 +50,18 @@ public final class ViConnection {
 
     /** Header buffer size {@link #produce} needs. */
     public static final int MAX_HEADER = 256;
-    /** Passive "Incoming" timeout (VITCP-PROFILE §7). */
-    public static final long INCOMING_TIMEOUT_NANOS = 10_000_000_000L;
+    /** Passive "Incoming" timeout (VITCP-PROFILE §7), the default of {@link EngineOptions}. */
+    public static final long INCOMING_TIMEOUT_NANOS = EngineOptions.DEFAULT_INCOMING_TIMEOUT_NANOS;
     public static final long MIN_MTU = ConnectionHeader.MIN_MTU;
 
     private static final int HDR = SegmentHeader.LENGTH;
     private static final int RDMA_HDR = HDR + RdmaHeader.LENGTH;
+    // VI Error Types of an error report (VITCP-PROFILE §6)
+    private static final int RDMA_PROTECTION = ViErrorType.RDMA_PROTECTION.code();
+    private static final int DESCRIPTOR = ViErrorType.DESCRIPTOR.code();
 
     private final ConnectionPeer peer;
-    private final ConnectSecurity passiveSecurity;
+    private final EngineOptions.SecurityResolver passiveSecurity;
     private State state;
     private LocalEndpoint local;
     private Negotiated negotiated;
@@ -73,6 +77,8 @@ public final class ViConnection {
     private ControlSegment pendingControl;
 
     // ---- credits (VITCP-PROFILE §6, §9.4)
+    // credits the peer's messages used (lifetime count), checked against rxAdvertised: credit abuse
+    private int peerCreditsUsed;
     private int rxPosted;
     private int rxAdvertised;
     private int peerRxPosted;
@@ -98,7 +104,11 @@ public final class ViConnection {
     private final int[] pKind = new int[MAX_UNWRITTEN];
     private final boolean[] pEom = new boolean[MAX_UNWRITTEN];
     private final boolean[] pReport = new boolean[MAX_UNWRITTEN];
+    // the work whose last segment this is (K_DATA), and whether written() completes it
     private final OutboundWork[] pWork = new OutboundWork[MAX_UNWRITTEN];
+    private final boolean[] pComplete = new boolean[MAX_UNWRITTEN];
+    // the message number of a Read Response segment (K_RESPONSE)
+    private final int[] pMsg = new int[MAX_UNWRITTEN];
     private int pHead;
     private int pCount;
     // Read Responses whose last segment was produced but not yet confirmed by written(): held-back
@@ -135,12 +145,13 @@ public final class ViConnection {
     private int reportIs;
 
     // ---- inbound parser (streaming: payload is placed as it arrives)
-    private static final int P_HEADER = 0, P_PAYLOAD = 1, P_WHOLE = 2, P_DEAD = 3;
+    // P_ADMIT: a complete header waits for ConnectionPeer.admitMessage
+    private static final int P_HEADER = 0, P_PAYLOAD = 1, P_WHOLE = 2, P_DEAD = 3, P_ADMIT = 4;
     private final ByteBuffer hdr = ByteBuffer.allocate(RDMA_HDR);
     private int phase = P_HEADER;
     private int hdrNeed = HDR;
     private ByteBuffer whole;
-    private int segType;
+    private SegmentType segType;
     private int segFlags;
     private int payloadLeft;
     private long segDataOffset;
@@ -151,7 +162,7 @@ public final class ViConnection {
 
     // inbound message in progress (Send / RDMA Write)
     private boolean inActive;
-    private int inType;
+    private SegmentType inType;
     private int inMsg;
     private long inOffset;
     private boolean inDiscard;
@@ -163,7 +174,7 @@ public final class ViConnection {
     // inbound Read Response in progress
     private long respInOffset;
 
-    private ViConnection(ConnectionPeer peer, ConnectSecurity passiveSecurity, State state) {
+    private ViConnection(ConnectionPeer peer, EngineOptions.SecurityResolver passiveSecurity, State state) {
         this.peer = peer;
         this.passiveSecurity = passiveSecurity;
         this.state = state;
@@ -177,7 +188,7 @@ public final class ViConnection {
      */
     public static ViConnection active(ConnectionPeer peer, LocalEndpoint local, Discriminator called,
             int initialRxPosted, long now, long timeoutNanos) {
-        ViConnection c = new ViConnection(peer, null, State.ACTIVE_PENDING_ACCEPT);
+        ViConnection c = new ViConnection(peer, EngineOptions.SecurityResolver.NONE, State.ACTIVE_PENDING_ACCEPT);
         c.local = local;
         c.rxPosted = initialRxPosted;
         c.rxAdvertised = initialRxPosted;
@@ -189,8 +200,16 @@ public final class ViConnection {
 
     /** Passive side, TCP just accepted (draft 4.3 Incoming); {@code security} is the listener's key or null. */
     public static ViConnection passive(ConnectionPeer peer, ConnectSecurity security, long now) {
-        ViConnection c = new ViConnection(peer, security, State.PASSIVE_INCOMING);
-        c.deadline = saturatedAdd(now, INCOMING_TIMEOUT_NANOS);
+        return incoming(peer, EngineOptions.of(security), now);
+    }
+
+    /**
+     * Passive side, TCP just accepted (draft 4.3 Incoming): times out and verifies as {@code options}
+     * say. Not an overload of {@code passive}, so that {@code passive(peer, null, now)} stays unambiguous.
+     */
+    public static ViConnection incoming(ConnectionPeer peer, EngineOptions options, long now) {
+        ViConnection c = new ViConnection(peer, options.security(), State.PASSIVE_INCOMING);
+        c.deadline = saturatedAdd(now, options.incomingTimeoutNanos());
         return c;
     }
 
@@ -567,7 +586,7 @@ public final class ViConnection {
                 sec.sign(header, 0, len);
             }
             header.limit(len);
-            record(K_CONTROL, true, null, false);
+            record(K_CONTROL, true, null, false, false, 0);
             return 0;
         }
         if (state != State.CONNECTED) {
@@ -631,7 +650,7 @@ public final class ViConnection {
                 nextMessage - 1, ack, rxPosted, report ? reportType : 0, report ? reportIs : 0);
         advertised();
         header.limit(HDR);
-        record(K_NOP, true, null, report);
+        record(K_NOP, true, null, false, report, 0);
         return 0;
     }
 
@@ -647,7 +666,7 @@ public final class ViConnection {
             respInOffset = 0;
         }
         current = null;
-        record(K_DATA, true, null, false);
+        record(K_DATA, true, w, false, false, 0);
         return 0;
     }
 
@@ -675,16 +694,13 @@ public final class ViConnection {
         header.limit(hl);
         int n = chunk == 0 ? 0 : w.gather(currentOffset, chunk, payload, payloadIndex);
         currentOffset += chunk;
-        OutboundWork completeOnWrite = null;
         if (eom) {
             current = null;
             if (rr) {
                 unacked.addLast(w); // completes when a Message ACK covers it (VITCP-PROFILE §6)
-            } else {
-                completeOnWrite = w;
             }
         }
-        record(K_DATA, eom, completeOnWrite, report);
+        record(K_DATA, eom, eom ? w : null, eom && !rr, report, 0);
         return n;
     }
 
@@ -711,7 +727,7 @@ public final class ViConnection {
             n = 1;
         }
         respSent += chunk;
-        record(K_RESPONSE, eom, null, false);
+        record(K_RESPONSE, eom, null, false, false, respMsg[i]);
         if (eom) {
             // VITCP-PROFILE §9.5: the request stops counting against our window now; §9.3: at Reliable
             // Reception it counts as completed from the same point (later segments carry the ACK)
@@ -724,12 +740,14 @@ public final class ViConnection {
         return n;
     }
 
-    private void record(int kind, boolean eom, OutboundWork work, boolean report) {
+    private void record(int kind, boolean eom, OutboundWork work, boolean complete, boolean report, int msg) {
         int i = (pHead + pCount) % MAX_UNWRITTEN;
         pKind[i] = kind;
         pEom[i] = eom;
         pWork[i] = work;
+        pComplete[i] = complete;
         pReport[i] = report;
+        pMsg[i] = msg;
         pCount++;
     }
 
@@ -743,12 +761,16 @@ public final class ViConnection {
         boolean lastEom = pEom[h];
         boolean lastWasReport = pReport[h];
         OutboundWork w = pWork[h];
+        boolean complete = pComplete[h];
         pWork[h] = null;
         pHead = (h + 1) % MAX_UNWRITTEN;
         pCount--;
         switch (kind) {
             case K_DATA -> {
                 if (w != null) {
+                    peer.workWritten(w);
+                }
+                if (complete) {
                     // Unreliable / Reliable Delivery: complete once the last byte went to TCP (VITCP-PROFILE §6)
                     peer.workCompleted(w, Status.DONE | Status.opFor(w.operation()), w.length());
                 }
@@ -757,6 +779,9 @@ public final class ViConnection {
                 }
             }
             case K_RESPONSE -> {
+                if (lastEom) {
+                    peer.readResponseWritten(pMsg[h]);
+                }
                 if (lastEom && respUnwritten > 0) {
                     respUnwritten--;
                     while (respCount == 0 && respUnwritten == 0 && !deferred.isEmpty()) {
@@ -789,8 +814,16 @@ public final class ViConnection {
     // =====================================================================================
     // input
 
-    /** Consumes bytes from TCP (any chunking). Everything in {@code in} is consumed. */
+    /**
+     * Consumes bytes from TCP (any chunking). Everything in {@code in} is consumed unless
+     * {@link ConnectionPeer#admitMessage} refused a message: then {@code in.position()} is the first
+     * byte after that segment's header (the engine keeps the header) and {@link #awaitingAdmission()}
+     * is true. Call again with the rest of the input, or with an empty buffer, to retry the admission.
+     */
     public void receive(ByteBuffer in) {
+        if (phase == P_ADMIT && !retryAdmission()) {
+            return;
+        }
         while (in.hasRemaining()) {
             switch (phase) {
                 case P_HEADER -> {
@@ -807,6 +840,9 @@ public final class ViConnection {
                     }
                     if (hdr.position() == hdrNeed && phase == P_HEADER) {
                         onHeader();
+                        if (phase == P_ADMIT) {
+                            return;
+                        }
                     }
                 }
                 case P_PAYLOAD -> {
@@ -844,6 +880,17 @@ public final class ViConnection {
         }
     }
 
+    /** True while a refused message's header waits for {@link ConnectionPeer#admitMessage}. */
+    public boolean awaitingAdmission() {
+        return phase == P_ADMIT;
+    }
+
+    private boolean retryAdmission() {
+        phase = P_HEADER;
+        onHeader();
+        return phase != P_ADMIT;
+    }
+
     private void resetHeader() {
         hdr.clear();
         hdrNeed = HDR;
@@ -870,7 +917,7 @@ public final class ViConnection {
             protocolError("reserved type " + type);
             return false;
         }
-        SegmentType t = SegmentType.of(type, 1);
+        SegmentType t = SegmentType.of(type, SegmentHeader.OFF_TYPE_FLAGS);
         if (len < t.minimumSegmentLength()) {
             protocolError("segment length " + len + " too short for " + t);
             return false;
@@ -966,9 +1013,11 @@ public final class ViConnection {
         deadline = Long.MAX_VALUE;
         phase = P_DEAD; // nothing may follow before our answer
         ConnectionHeader h = cr.header();
-        if (passiveSecurity != null && (h.securityType() != ConnectionHeader.SECURITY_HMAC_SHA256
-                || !passiveSecurity.verify(seg, 0, seg.limit()))) {
-            reject(IsCode.SECURITY_REJECTED); // VITCP-PROFILE §5
+        ConnectSecurity sec = passiveSecurity.forCalled(h.called());
+        if (sec != null && (h.securityType() != ConnectionHeader.SECURITY_HMAC_SHA256
+                || !sec.verify(seg, 0, seg.limit()))) {
+            pendingControl = new ConnectReject(IsCode.SECURITY_REJECTED); // VITCP-PROFILE §5
+            endSetup(ConnectFailure.SECURITY, IsCode.SECURITY_REJECTED);
             return;
         }
         if (!h.attributes().conformsToProfile()) {
@@ -1000,7 +1049,11 @@ public final class ViConnection {
         establish(h, h.mtu(), ca.initialMessageNumber(), ca.rxDescriptorsPosted());
     }
 
-    /** Full 24 (or 40) header bytes of a non-connection segment are in {@code hdr}. */
+    /**
+     * Full 24 (or 40) header bytes of a non-connection segment are in {@code hdr}. Stops in P_ADMIT
+     * when the owner refuses a new message; everything before the admission is safe to repeat (the
+     * same Rx Descriptors Posted and Message ACK again), so a retry simply runs it again.
+     */
     private void onHeader() {
         if (state != State.CONNECTED) {
             if (state == State.ERROR || state == State.DISCONNECTED) {
@@ -1010,9 +1063,9 @@ public final class ViConnection {
             protocolError("data segment before the connection is established");
             return;
         }
-        int typeFlags = hdr.get(1) & 0xFF;
-        int type = typeFlags >>> 3;
-        segFlags = typeFlags & 7;
+        // VITCP-PROFILE §9.10: unordered types are handled as their ordered counterparts
+        SegmentType type = SegmentType.of(SegmentHeader.typeCode(hdr, 0), SegmentHeader.OFF_TYPE_FLAGS).ordered();
+        segFlags = SegmentHeader.flags(hdr, 0);
         int len = SegmentHeader.segmentLength(hdr, 0);
         segDataOffset = SegmentHeader.dataOffset(hdr, 0);
         int msg = SegmentHeader.messageNumber(hdr, 0);
@@ -1027,14 +1080,14 @@ public final class ViConnection {
             return;
         }
         boolean transmitError = (segFlags & SegmentHeader.FLAG_TRANSMIT_ERROR) != 0;
-        if (transmitError && type != 0 && type != 9 && type != 1 && type != 10 && type != 3) {
+        if (transmitError && !type.carriesPayload()) {
             protocolError("Transmit Error flag on a segment without payload"); // wire §2.2.2.2.5: data segments only
             return;
         }
         target = T_DISCARD;
         targetOffset = 0;
         switch (type) {
-            case 4 -> { // NOP
+            case NOP -> {
                 if (payloadLeft != 0) {
                     protocolError("NOP with payload");
                     return;
@@ -1044,8 +1097,8 @@ public final class ViConnection {
                     return;
                 }
             }
-            case 0, 9 -> { // Send (unordered treated as ordered, VITCP-PROFILE §9.10)
-                if (!beginMessageSegment(0, msg)) {
+            case SEND -> {
+                if (!beginMessageSegment(type, msg)) {
                     return;
                 }
                 onSendSegment(eom);
@@ -1053,8 +1106,8 @@ public final class ViConnection {
                     transmitError(Status.OP_RECEIVE);
                 }
             }
-            case 1, 10 -> {
-                if (!beginMessageSegment(1, msg)) {
+            case RDMA_WRITE -> {
+                if (!beginMessageSegment(type, msg)) {
                     return;
                 }
                 onWriteSegment(eom);
@@ -1062,8 +1115,8 @@ public final class ViConnection {
                     transmitError(Status.OP_REMOTE_RDMA_WRITE);
                 }
             }
-            case 2, 11 -> onReadRequest(msg, eom);
-            case 3 -> {
+            case RDMA_READ_REQUEST -> onReadRequest(msg, eom);
+            case RDMA_READ_RESPONSE -> {
                 onReadResponse(msg, eom);
                 if (transmitError && phase != P_DEAD) {
                     readResponseTransmitError();
@@ -1074,7 +1127,7 @@ public final class ViConnection {
                 return;
             }
         }
-        if (phase == P_DEAD) {
+        if (phase == P_DEAD || phase == P_ADMIT) {
             return;
         }
         resetHeaderKeepTarget();
@@ -1091,29 +1144,83 @@ public final class ViConnection {
         phase = P_HEADER;
     }
 
-    private boolean beginMessageSegment(int kind, int msg) {
-        if (!inActive) {
-            if (segDataOffset != 0 || msg != expectedMessage) {
-                protocolError("message " + msg + " offset " + segDataOffset + ", expected message " + expectedMessage);
+    /**
+     * Sequence (VITCP-PROFILE §9.8) and credit checks of a Send or RDMA Write segment, then admission of
+     * a new message. Returns false when the segment must not be processed (protocol error or refused).
+     */
+    private boolean beginMessageSegment(SegmentType type, int msg) {
+        boolean immediate = (segFlags & (SegmentHeader.FLAG_IMMEDIATE | SegmentHeader.FLAG_END_OF_MESSAGE))
+                == (SegmentHeader.FLAG_IMMEDIATE | SegmentHeader.FLAG_END_OF_MESSAGE);
+        if (inActive) {
+            if (inType != type || msg != inMsg || segDataOffset != inOffset) {
+                protocolError("broken segment sequence"); // VITCP-PROFILE §9.8
                 return false;
             }
-            expectedMessage++;
-            inActive = true;
-            inType = kind;
-            inMsg = msg;
-            trackInbound(msg);
-            inOffset = 0;
-            inDiscard = false;
-            inReceive = null;
-            inFirst = true;
+            inFirst = false;
+            // VITCP-PROFILE §9.4: the last segment of an RDMA Write with immediate data uses a credit
+            if (type == SegmentType.RDMA_WRITE && immediate) {
+                if (creditAbused(msg)) {
+                    return false;
+                }
+                useCredit();
+            }
             return true;
         }
-        inFirst = false;
-        if (inType != kind || msg != inMsg || segDataOffset != inOffset) {
-            protocolError("broken segment sequence"); // VITCP-PROFILE §9.8
+        if (segDataOffset != 0 || msg != expectedMessage) {
+            protocolError("message " + msg + " offset " + segDataOffset + ", expected message " + expectedMessage);
             return false;
         }
+        // VITCP-PROFILE §9.4: a Send uses a credit, an RDMA Write with immediate data too
+        boolean usesCredit = type == SegmentType.SEND || immediate;
+        if (usesCredit && creditAbused(msg)) {
+            return false;
+        }
+        if (!admitted(type, msg)) {
+            return false;
+        }
+        if (usesCredit) {
+            useCredit();
+        }
+        expectedMessage++;
+        inActive = true;
+        inType = type;
+        inMsg = msg;
+        trackInbound(msg);
+        inOffset = 0;
+        inDiscard = false;
+        inReceive = null;
+        inFirst = true;
         return true;
+    }
+
+    /**
+     * VITCP-PROFILE §6: with descriptor flow control the peer may use only the credits this side
+     * announced; using one more is a protocol error.
+     */
+    private boolean creditAbused(int msg) {
+        if (!flowControl) {
+            return false;
+        }
+        if (peerCreditsUsed + 1 - rxAdvertised > 0) {
+            protocolError("credit abuse: message " + Integer.toUnsignedString(msg) + " sent without a receive credit");
+            return true;
+        }
+        return false;
+    }
+
+    private void useCredit() {
+        if (flowControl) {
+            peerCreditsUsed++;
+        }
+    }
+
+    /** Asks the owner to admit a new message; when refused, the header waits in P_ADMIT. */
+    private boolean admitted(SegmentType type, int msg) {
+        if (peer.admitMessage(type, msg)) {
+            return true;
+        }
+        phase = P_ADMIT;
+        return false;
     }
 
     private void onSendSegment(boolean eom) {
@@ -1124,15 +1231,15 @@ public final class ViConnection {
         }
         if (inFirst) {
             peerConsumed++;
-            inReceive = peer.takeReceive();
+            inReceive = peer.takeReceive(SegmentType.SEND, inMsg);
             if (inReceive == null) {
-                receiverError(IsCode.RECEIVE_QUEUE_EMPTY, 2, null, Status.OP_RECEIVE);
+                receiverError(IsCode.RECEIVE_QUEUE_EMPTY, DESCRIPTOR, null, Status.OP_RECEIVE);
             }
         }
         if (!inDiscard && end > inReceive.capacity()) {
             InboundReceive r = inReceive;
             inReceive = null;
-            receiverError(IsCode.RECEIVE_DESCRIPTOR_TOO_SMALL, 2, r, Status.OP_RECEIVE);
+            receiverError(IsCode.RECEIVE_DESCRIPTOR_TOO_SMALL, DESCRIPTOR, r, Status.OP_RECEIVE);
         }
         if (!inDiscard) {
             target = T_RECEIVE;
@@ -1157,9 +1264,9 @@ public final class ViConnection {
             inAddr = addr;
             inHandle = handle;
             inLen = len;
-            int is = peer.checkRemoteAccess(addr, handle, len, true); // VITCP-PROFILE §9.6
+            int is = peer.checkRemoteAccess(inMsg, addr, handle, len, true); // VITCP-PROFILE §9.6
             if (is != 0) {
-                receiverError(is, 1, null, Status.OP_REMOTE_RDMA_WRITE);
+                receiverError(is, RDMA_PROTECTION, null, Status.OP_REMOTE_RDMA_WRITE);
             }
         } else if (addr != inAddr || handle != inHandle || len != inLen) {
             protocolError("RDMA header changed within a message");
@@ -1186,7 +1293,6 @@ public final class ViConnection {
             protocolError("malformed RDMA Read Request");
             return;
         }
-        expectedMessage++;
         long addr = RdmaHeader.address(hdr, HDR);
         int handle = RdmaHeader.handle(hdr, HDR);
         long len = RdmaHeader.length(hdr, HDR);
@@ -1194,15 +1300,20 @@ public final class ViConnection {
             protocolError("RDMA Read larger than the MTU");
             return;
         }
-        if (respCount >= local.rdmaReadWindow()) {
-            inMsg = msg;
-            receiverError(IsCode.READ_WINDOW_EXCEEDED, 2, null, 0); // VITCP-PROFILE §6: IS 7, type 2
+        boolean withinWindow = respCount < local.rdmaReadWindow();
+        if (withinWindow && !admitted(SegmentType.RDMA_READ_REQUEST, msg)) {
             return;
         }
-        int is = peer.checkRemoteAccess(addr, handle, len, false);
+        expectedMessage++;
+        if (!withinWindow) {
+            inMsg = msg;
+            receiverError(IsCode.READ_WINDOW_EXCEEDED, DESCRIPTOR, null, 0); // VITCP-PROFILE §6: IS 7, type 2
+            return;
+        }
+        int is = peer.checkRemoteAccess(msg, addr, handle, len, false);
         if (is != 0) {
             inMsg = msg;
-            receiverError(is, 1, null, 0);
+            receiverError(is, RDMA_PROTECTION, null, 0);
             return;
         }
         int i = (respHead + respCount) % respMsg.length;
@@ -1247,7 +1358,7 @@ public final class ViConnection {
     private void segmentEnd() {
         phase = phase == P_DEAD ? P_DEAD : P_HEADER;
         switch (segType) {
-            case 0, 9 -> {
+            case SEND -> {
                 if (pendingEom) {
                     inActive = false;
                     if (!inDiscard) {
@@ -1269,16 +1380,18 @@ public final class ViConnection {
                     }
                 }
             }
-            case 1, 10 -> {
+            case RDMA_WRITE -> {
                 if (pendingEom) {
                     inActive = false;
                     if (!inDiscard) {
-                        if ((segFlags & SegmentHeader.FLAG_IMMEDIATE) != 0) {
+                        boolean imm = (segFlags & SegmentHeader.FLAG_IMMEDIATE) != 0;
+                        peer.rdmaWritePlaced(inMsg, imm, imm ? segImmediate : 0);
+                        if (imm) {
                             // VIA 10.2: immediate data consumes a receive descriptor
                             peerConsumed++;
-                            InboundReceive r = peer.takeReceive();
+                            InboundReceive r = peer.takeReceive(SegmentType.RDMA_WRITE, inMsg);
                             if (r == null) {
-                                receiverError(IsCode.RECEIVE_QUEUE_EMPTY, 2, null, Status.OP_REMOTE_RDMA_WRITE);
+                                receiverError(IsCode.RECEIVE_QUEUE_EMPTY, DESCRIPTOR, null, Status.OP_REMOTE_RDMA_WRITE);
                                 return;
                             }
                             peer.receiveCompleted(r, Status.DONE | Status.OP_REMOTE_RDMA_WRITE | Status.IMMEDIATE, 0,
@@ -1290,7 +1403,7 @@ public final class ViConnection {
                     }
                 }
             }
-            case 3 -> {
+            case RDMA_READ_RESPONSE -> {
                 if (respEom) {
                     OutboundWork w = pendingReads.pollFirst();
                     respInOffset = 0;
@@ -1310,12 +1423,12 @@ public final class ViConnection {
      * and the connection broke.
      */
     private boolean onAck(int ack, int viErrorType, int isCode) {
-        if (viErrorType == 0) {
+        if (viErrorType == ViErrorType.NONE.code()) {
             completeAcked(ack);
             return true;
         }
         // VITCP-PROFILE §6: the Message ACK names the failing message
-        int errorBit = viErrorType == 1 ? Status.RDMA_PROT_ERROR : Status.REMOTE_DESC_ERROR;
+        int errorBit = viErrorType == RDMA_PROTECTION ? Status.RDMA_PROT_ERROR : Status.REMOTE_DESC_ERROR;
         completeAcked(ack - 1);
         OutboundWork failed = null;
         if (!unacked.isEmpty() && unacked.peekFirst().messageNumber() == ack) {
@@ -1325,7 +1438,7 @@ public final class ViConnection {
                 if (r.messageNumber() == ack) {
                     failed = r;
                     pendingReads.remove(r);
-                    if (viErrorType != 1) {
+                    if (viErrorType != RDMA_PROTECTION) {
                         errorBit = Status.TRANSPORT_ERROR;
                     }
                     break;
@@ -1456,9 +1569,9 @@ public final class ViConnection {
         reportPending = false;
         ArrayDeque<OutboundWork> all = new ArrayDeque<>();
         for (int k = 0; k < pCount; k++) {
-            OutboundWork w = pWork[(pHead + k) % MAX_UNWRITTEN];
-            if (w != null) {
-                all.add(w); // produced, but written() did not confirm it
+            int i = (pHead + k) % MAX_UNWRITTEN;
+            if (pComplete[i]) {
+                all.add(pWork[i]); // produced, but written() did not confirm it
             }
         }
         clearUnwritten();

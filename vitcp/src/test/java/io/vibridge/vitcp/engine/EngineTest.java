@@ -452,4 +452,145 @@ class EngineTest {
         pump(c[1], c[0], rnd, 50);
         assertThat(c[0].peerCredits()).isEqualTo(2);
     }
+
+    /** An owner that refuses admissions at random and remembers what it admitted. */
+    static final class Gate extends Side {
+        final Random rnd;
+        final List<String> admitted = new ArrayList<>();
+        int refused;
+
+        Gate(Random rnd) {
+            this.rnd = rnd;
+        }
+
+        @Override
+        public boolean admitMessage(SegmentType type, int messageNumber) {
+            if (rnd.nextInt(3) == 0) {
+                refused++;
+                return false;
+            }
+            admitted.add(type + " " + messageNumber);
+            return true;
+        }
+    }
+
+    /**
+     * Feeds {@code from}'s output to {@code to} in random chunks; a refused admission leaves the rest of a
+     * chunk, which goes in again (or an empty buffer first), the way an owner resumes held input.
+     */
+    static void pumpThroughAdmission(ViConnection from, ViConnection to, Random rnd, int max) {
+        ByteBuffer header = ByteBuffer.allocate(ViConnection.MAX_HEADER);
+        ByteBuffer[] payload = new ByteBuffer[8];
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        while (from.hasOutput()) {
+            int n = from.produce(header, payload);
+            if (n < 0) {
+                break;
+            }
+            byte[] h = new byte[header.remaining()];
+            header.get(h);
+            wire.writeBytes(h);
+            for (int i = 0; i < n; i++) {
+                byte[] p = new byte[payload[i].remaining()];
+                payload[i].get(p);
+                wire.writeBytes(p);
+            }
+            from.written();
+        }
+        byte[] all = wire.toByteArray();
+        int at = 0;
+        while (at < all.length) {
+            ByteBuffer chunk = ByteBuffer.wrap(all, at, Math.min(all.length - at, 1 + rnd.nextInt(max))).slice();
+            int size = chunk.remaining();
+            to.receive(chunk);
+            while (chunk.hasRemaining()) {
+                assertThat(to.awaitingAdmission()).isTrue(); // bytes are left only while an admission is refused
+                if (rnd.nextBoolean()) {
+                    to.receive(ByteBuffer.allocate(0)); // retry the admission alone, then the rest
+                }
+                if (!to.awaitingAdmission() || rnd.nextBoolean()) {
+                    to.receive(chunk);
+                }
+            }
+            at += size;
+        }
+        while (to.awaitingAdmission()) { // a header-only segment at the end of the stream
+            to.receive(ByteBuffer.allocate(0));
+        }
+    }
+
+    @Test
+    void refusedAdmissions_underAnyChunking_loseOrRepeatNoByte() {
+        for (int max : new int[] {1, 5, 60, 3000}) {
+            Random rnd = new Random(100 + max);
+            Side a = new Side();
+            Gate b = new Gate(new Random(max));
+            b.accept = endpoint(ReliabilityLevel.RELIABLE_RECEPTION, "b", 77);
+            ViConnection ca = ViConnection.active(a, endpoint(ReliabilityLevel.RELIABLE_RECEPTION, "a", -2),
+                    Discriminator.ofUtf8("b"), 0, 0, 1_000_000_000L);
+            ViConnection cb = ViConnection.incoming(b, EngineOptions.of(null), 0);
+            pump(ca, cb, rnd, 100);
+            pump(cb, ca, rnd, 100);
+            List<String> expected = new ArrayList<>();
+            List<byte[]> sent = new ArrayList<>();
+            List<Recv> posted = new ArrayList<>();
+            List<Work> reads = new ArrayList<>();
+            List<long[]> writes = new ArrayList<>(); // {address, index into sent}
+            for (int m = 0; m < 24; m++) {
+                byte[] data = new byte[rnd.nextInt(3500)];
+                rnd.nextBytes(data);
+                int msg = -2 + m;
+                switch (m % 3) {
+                    case 0 -> {
+                        Recv r = new Recv(4000);
+                        b.receives.add(r);
+                        posted.add(r);
+                        cb.receivePosted();
+                        sent.add(data);
+                        ca.post(new Work(OutboundWork.OP_SEND, ByteBuffer.wrap(data), 0, false));
+                        expected.add("SEND " + msg);
+                    }
+                    case 1 -> {
+                        long addr = 4000L * m;
+                        writes.add(new long[] {addr, data.length});
+                        b.memory.put((int) addr, new byte[data.length]); // cleared
+                        sent.add(data);
+                        ca.post(new Work(OutboundWork.OP_RDMA_WRITE, ByteBuffer.wrap(data), addr, false));
+                        expected.add("RDMA_WRITE " + msg);
+                    }
+                    default -> {
+                        Work read = new Work(OutboundWork.OP_RDMA_READ, ByteBuffer.allocate(data.length), 500_000 + 4000L
+                                * m, false);
+                        b.memory.put(500_000 + 4000 * m, data);
+                        sent.add(data);
+                        reads.add(read);
+                        ca.post(read);
+                        expected.add("RDMA_READ_REQUEST " + msg);
+                    }
+                }
+            }
+            for (int round = 0; round < 100 && a.completed.size() < 24; round++) {
+                pumpThroughAdmission(ca, cb, rnd, max);
+                pump(cb, ca, rnd, max);
+            }
+            assertThat(b.refused).isPositive();
+            assertThat(b.admitted).containsExactlyElementsOf(expected); // each message admitted exactly once, in order
+            assertThat(a.completed).hasSize(24).allMatch(s -> !Status.isError(s));
+            for (int m = 0, send = 0, write = 0, read = 0; m < 24; m++) {
+                byte[] data = sent.get(m);
+                switch (m % 3) {
+                    case 0 -> {
+                        Recv r = posted.get(send++);
+                        assertThat(r.length).isEqualTo(data.length);
+                        assertThat(r.buf.slice(0, data.length)).isEqualTo(ByteBuffer.wrap(data));
+                    }
+                    case 1 -> {
+                        long[] w = writes.get(write++);
+                        assertThat(b.memory.slice((int) w[0], data.length)).isEqualTo(ByteBuffer.wrap(data));
+                    }
+                    default -> assertThat(reads.get(read++).data).isEqualTo(ByteBuffer.wrap(data));
+                }
+            }
+        }
+    }
 }

@@ -3,7 +3,8 @@ package io.vibridge.vitcp.wire;
 import java.nio.ByteBuffer;
 
 /**
- * Allocation-free writers for data-phase segments (hot path). Each writes the headers at absolute
+ * Test fixture: writers for data-phase segments (the engine writes its own headers with
+ * {@link SegmentHeader#write} and {@link RdmaHeader#write}). Each writes the headers at absolute
  * offset {@code off}, computes the Segment Length from the payload length, and returns the header
  * length: the caller puts {@code payloadLength} bytes at {@code off + returned value}.
  */
