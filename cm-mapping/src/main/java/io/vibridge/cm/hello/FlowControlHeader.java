@@ -26,7 +26,7 @@ import java.nio.ByteBuffer;
  * <p>Validation: MID must be 0xFF (no other message is defined under FlowC 0), len at least 16
  * and, where the message length is known ({@link #validate}), equal to it.
  *
- * <p>Flags (project rule, SDP's OOB bits have no meaning here): bit 0x80
+ * <p>Flags (CM-MAPPING §4, SDP's OOB bits have no meaning here): bit 0x80
  * {@link #FLAG_EMPTY_MESSAGE} = this header-only Send carries a zero-length application message
  * (deliver it); a header-only Send without it is a pure credit update (as in SDP, where a
  * zero-length Data message is a credit update). Set only when len = 16; the other bits are
@@ -47,7 +47,7 @@ public record FlowControlHeader(int flags, int bufs, int length, int mseq, int m
     public static final int MID_DATA = 0xFF;
 
     /**
-     * flags bit 0x80, project rule: this header-only Send (len = 16) carries a zero-length
+     * flags bit 0x80 (CM-MAPPING §4): this header-only Send (len = 16) carries a zero-length
      * application message and is delivered as one; without it a header-only Send is a pure credit
      * update. Meaningless (and not set) when the Send has payload.
      */

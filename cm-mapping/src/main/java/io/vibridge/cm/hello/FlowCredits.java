@@ -34,7 +34,7 @@ import io.vibridge.cm.wire.Fields;
  * each other endlessly. With 2 buffers a side the two would ping-pong updates on an idle
  * connection, which is why routes with FlowC 0 require at least 3 receive buffers.
  *
- * <p><b>Header-less Sends</b> (project rule, gateway README-tools): an RDMA WRITE WITH IMMEDIATE
+ * <p><b>Header-less Sends</b> (CM-MAPPING §4): an RDMA WRITE WITH IMMEDIATE
  * consumes a receive buffer of the peer and one mseq like a Send, but carries no header, so it
  * advertises nothing. The sender records it with {@link #onHeaderlessSend()} (the peer's view of
  * our bufs and mseqack stays what the last header told it), the receiver with

@@ -4,9 +4,10 @@ import io.vibridge.gateway.demo.control.TargetMode;
 import io.vibridge.gateway.demo.control.Control;
 import io.vibridge.cm.CmFormatException;
 import io.vibridge.cm.hello.FlowControl;
-import io.vibridge.cm.hello.FlowControlHeader;
 import io.vibridge.cm.hello.FlowCredits;
 import io.vibridge.cm.hello.HelloReply;
+import io.vibridge.gateway.ib.FlowC0Channel;
+import io.vibridge.gateway.ib.WrId;
 import io.vibridge.verbs.AcceptParams;
 import io.vibridge.verbs.Access;
 import io.vibridge.verbs.CmId;
@@ -14,9 +15,7 @@ import io.vibridge.verbs.CompletionQueue;
 import io.vibridge.verbs.MemoryRegion;
 import io.vibridge.verbs.QpInitAttributes;
 import io.vibridge.verbs.QueuePair;
-import io.vibridge.verbs.ReceiveWorkRequest;
 import io.vibridge.verbs.SendWorkRequest;
-import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
 import io.vibridge.verbs.WrOpcode;
@@ -33,22 +32,20 @@ import org.slf4j.LoggerFactory;
  * and sent from there; the slot is reposted when that Send completes. So a connection never needs
  * more send memory than its receives, and FlowC 0's bufs (receives posted right now) stays exact.
  *
- * <p>FlowC 0 (CM-MAPPING §4): every Send starts with the 16-byte header and needs a credit
- * ({@link FlowCredits}); an inbound RDMA WRITE WITH IMMEDIATE consumes a receive, so both sides count
- * it as one message in the mseq sequence (project rule, README-tools.md). FlowC 1: bare payloads.
+ * <p>FlowC 0 (CM-MAPPING §4) is the {@link FlowC0Channel}'s: every Send starts with the 16-byte header,
+ * written into the first 16 bytes of the slot, and needs a credit; an inbound RDMA WRITE WITH IMMEDIATE
+ * consumes a receive and one mseq. FlowC 1: bare payloads from the slot's start.
  */
 final class TargetConnection {
     private static final Logger LOG = LoggerFactory.getLogger(TargetConnection.class);
 
     /** Bytes of the slab beyond the receive slots: the credit-update header. */
     static final int EXTRA = 16;
-    private static final int HDR = FlowControlHeader.LENGTH;
 
-    private static final int K_RECV = 1;
-    private static final int K_REPLY = 2;
-    private static final int K_CREDIT = 3;
-    private static final int K_RDMA = 4;
-    private static final int K_SOURCE = 5;
+    /** Work-request kinds ({@link WrId}); the slot is the receive slot, 0 for CREDIT and SOURCE. */
+    private enum Kind { RECV, REPLY, CREDIT, RDMA, SOURCE }
+
+    private static final Kind[] KINDS = Kind.values();
 
     private enum State { ACCEPTED, ESTABLISHED, CLOSING, CLOSED }
 
@@ -60,8 +57,6 @@ final class TargetConnection {
     private final long peerRcvSize;
     private final int bufs;
     private final int size;
-    private final int hdr;
-    private final FlowCredits credits;
 
     /** Guarded by the {@link ReadyRing}'s lock. */
     boolean queued;
@@ -72,10 +67,9 @@ final class TargetConnection {
     private QueuePair qp;
     private MemoryRegion slab;
     private ByteBuffer sb;
-    private int posted;
+    private FlowC0Channel channel;
     private final WorkCompletion[] wcs = new WorkCompletion[32];
     private final SendWorkRequest swr = new SendWorkRequest();
-    private final ReceiveWorkRequest rwr = new ReceiveWorkRequest();
     private final Runnable notifier;
 
     // replies waiting for a send credit: receive slot indexes
@@ -85,7 +79,6 @@ final class TargetConnection {
     private final int[] txLen;
     private final int[] txImm;
     private final boolean[] txHasImm;
-    private boolean creditBusy;
 
     // control RDMA operations, per receive slot
     private final MemoryRegion[] opMr;
@@ -114,8 +107,6 @@ final class TargetConnection {
         this.peerRcvSize = peerRcvSize;
         this.bufs = bufs;
         this.size = size;
-        this.hdr = flowC == FlowControl.TRANSPORT ? HDR : 0;
-        this.credits = flowC == FlowControl.TRANSPORT ? new FlowCredits(peerBufs, bufs) : null;
         this.mode = svc.config.mode();
         txQueue = new int[bufs];
         txLen = new int[bufs];
@@ -135,6 +126,12 @@ final class TargetConnection {
         qp = svc.pd.createQueuePair(new QpInitAttributes(cq, cq, sendDepth, bufs));
         slab = svc.takeSlab(bufs * size + EXTRA);
         sb = slab.buffer();
+        if (flowC == FlowControl.TRANSPORT) {
+            channel = FlowC0Channel.of(qp, slab, bufs * size, WrId.of(Kind.CREDIT, 0));
+            channel.start(new FlowCredits(peerBufs, bufs)); // we accept: the peer's bufs came in its Hello
+        } else {
+            channel = FlowC0Channel.bare(qp);
+        }
         for (int i = 0; i < bufs; i++) {
             repost(i);
         }
@@ -187,88 +184,70 @@ final class TargetConnection {
     }
 
     private void onCompletion(WorkCompletion wc) {
-        int kind = (int) (wc.wrId >>> 32);
-        int idx = (int) wc.wrId;
-        if (wc.status != WcStatus.SUCCESS) {
-            switch (kind) {
-                case K_RECV -> posted--;
-                case K_RDMA -> {
-                    finishRdma(idx, false);
-                    return;
+        int idx = WrId.slot(wc.wrId);
+        boolean ok = wc.status == WcStatus.SUCCESS;
+        switch (WrId.kind(wc.wrId, KINDS)) {
+            case RECV -> onReceive(idx, wc);
+            case REPLY -> {
+                if (ok) {
+                    txMessages++;
+                    repost(idx);
                 }
-                case K_SOURCE -> sourceOutstanding--;
-                case K_CREDIT -> creditBusy = false;
-                default -> { }
             }
-            if (wc.status != WcStatus.WR_FLUSH_ERROR && state != State.CLOSING) {
-                fail("work request failed: " + wc);
+            case CREDIT -> channel.onSendCompletion(wc);
+            case RDMA -> {
+                finishRdma(idx, ok);
+                return;
             }
-            return;
-        }
-        switch (kind) {
-            case K_RECV -> {
-                posted--;
-                onReceive(idx, wc);
-            }
-            case K_REPLY -> {
-                txMessages++;
-                repost(idx);
-            }
-            case K_CREDIT -> creditBusy = false;
-            case K_RDMA -> finishRdma(idx, true);
-            case K_SOURCE -> {
+            case SOURCE -> {
                 sourceOutstanding--;
-                txMessages++;
-                txBytes += sourceSize;
+                if (ok) {
+                    txMessages++;
+                    txBytes += sourceSize;
+                }
             }
-            default -> LOG.warn("conn {} unexpected completion {}", connId, wc);
+        }
+        if (!ok && wc.status != WcStatus.WR_FLUSH_ERROR && state != State.CLOSING) {
+            fail("work request failed: " + wc);
         }
     }
 
     private void onReceive(int idx, WorkCompletion wc) {
         int off = idx * size;
-        if (wc.opcode == WcOpcode.RECV_RDMA_WITH_IMM) {
-            rxMessages++;
-            rxBytes += wc.byteLength;
-            if (credits != null) {
-                // project rule: a WRITE WITH IMMEDIATE consumed a receive, so it is the next mseq (no header)
-                credits.onHeaderlessReceive();
-            }
-            if (mode == TargetMode.ECHO) {
-                queueReply(idx, 0, true, wc.immediate);
-            } else {
-                repost(idx);
-            }
+        FlowC0Channel.Inbound inbound;
+        try {
+            inbound = channel.onReceive(wc, sb, off);
+        } catch (CmFormatException e) {
+            fail("bad flow-control header: " + e.getMessage());
             return;
         }
-        int p = off;
-        int len = wc.byteLength;
-        if (credits != null) {
-            try {
-                FlowControlHeader.validate(sb, off, len);
-                credits.onReceive(FlowControlHeader.readBufs(sb, off), FlowControlHeader.readMseq(sb, off),
-                        FlowControlHeader.readMseqAck(sb, off));
-            } catch (CmFormatException e) {
-                fail("bad flow-control header: " + e.getMessage());
-                return;
+        switch (inbound) {
+            case FAILED -> { }                     // reported by onCompletion
+            case CREDIT_UPDATE -> repost(idx);
+            case WRITE_WITH_IMMEDIATE -> {
+                rxMessages++;
+                rxBytes += wc.byteLength;
+                if (mode == TargetMode.ECHO) {
+                    queueReply(idx, 0, true, wc.immediate);
+                } else {
+                    repost(idx);
+                }
             }
-            p += HDR;
-            len -= HDR;
-            if (len == 0 && !wc.hasImmediate && !FlowControlHeader.isEmptyMessage(sb, off)) {
-                repost(idx);                 // a credit update (a zero-length message carries FLAG_EMPTY_MESSAGE)
-                return;
+            case MESSAGE -> {
+                int p = off + channel.headroom();
+                int len = wc.byteLength - channel.headroom();
+                if (Control.isRequest(sb, p, len)) {
+                    onControl(idx, p, len);
+                    return;
+                }
+                rxMessages++;
+                rxBytes += len;
+                if (mode == TargetMode.ECHO) {
+                    queueReply(idx, len, wc.hasImmediate, wc.immediate);
+                } else {
+                    repost(idx);
+                }
             }
-        }
-        if (Control.isRequest(sb, p, len)) {
-            onControl(idx, p, len);
-            return;
-        }
-        rxMessages++;
-        rxBytes += len;
-        if (mode == TargetMode.ECHO) {
-            queueReply(idx, len, wc.hasImmediate, wc.immediate);
-        } else {
-            repost(idx);
         }
     }
 
@@ -276,12 +255,7 @@ final class TargetConnection {
         if (state == State.CLOSING || state == State.CLOSED) {
             return;
         }
-        qp.postRecv(rwr.set(wrId(K_RECV, idx), slab, idx * size, size));
-        posted++;
-    }
-
-    private static long wrId(int kind, int idx) {
-        return ((long) kind << 32) | (idx & 0xFFFF_FFFFL);
+        channel.postReceive(WrId.of(Kind.RECV, idx), slab, idx * size, size);
     }
 
     // ------------------------------------------------------------------ sending
@@ -298,44 +272,20 @@ final class TargetConnection {
         if (state == State.CLOSING || state == State.CLOSED) {
             return;
         }
-        while (txCount > 0 && (credits == null || credits.canSendData())) {
+        while (txCount > 0 && channel.canSend()) {
             int idx = txQueue[txHead];
             txHead = (txHead + 1) % bufs;
             txCount--;
-            postReply(idx);
+            channel.send(WrId.of(Kind.REPLY, idx), slab, idx * size + channel.headroom(), txLen[idx], txHasImm[idx],
+                    txImm[idx]);
+            txBytes += txLen[idx];
         }
-        if (credits != null && !creditBusy && credits.shouldSendCreditUpdate(posted)) {
-            int off = bufs * size;
-            int mseq = credits.onSend(posted);
-            FlowControlHeader.write(sb, off, 0, posted, HDR, mseq, credits.mseqAck());
-            post(wrId(K_CREDIT, 0), WrOpcode.SEND, slab, off, HDR, 0);
-            creditBusy = true;
-        }
+        channel.maybeSendCreditUpdate();
         if (mode == TargetMode.SOURCE && state == State.ESTABLISHED && sourceMr != null) {
-            while (txCount == 0 && sourceOutstanding < sourceDepth && (credits == null || credits.canSendData())) {
+            while (txCount == 0 && sourceOutstanding < sourceDepth && channel.canSend()) {
                 postSource();
             }
         }
-    }
-
-    private void postReply(int idx) {
-        int off = idx * size;
-        int total = hdr + txLen[idx];
-        if (credits != null) {
-            int mseq = credits.onSend(posted);
-            // a zero-length reply is a message, not a credit update: project rule, FLAG_EMPTY_MESSAGE
-            FlowControlHeader.write(sb, off, txLen[idx] == 0 ? FlowControlHeader.FLAG_EMPTY_MESSAGE : 0, posted, total,
-                    mseq, credits.mseqAck());
-        }
-        post(wrId(K_REPLY, idx), txHasImm[idx] ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, slab, off, total,
-                txImm[idx]);
-        txBytes += txLen[idx];
-    }
-
-    private void post(long wrId, WrOpcode op, MemoryRegion mr, int off, int len, int imm) {
-        swr.set(wrId, op, mr, off, len).remote(0, 0).immediate(imm).signaled(true);
-        swr.solicited = false;
-        qp.postSend(swr);
     }
 
     /** Sets up the source buffers once; {@code requested} > 0 overrides --size (first call only). */
@@ -343,6 +293,7 @@ final class TargetConnection {
         if (sourceMr != null) {
             return;
         }
+        int hdr = channel.headroom();
         long limit = peerRcvSize > 0 ? peerRcvSize - hdr : size;
         sourceSize = (int) Math.max(0, Math.min(requested > 0 ? requested : svc.config.sourceSize(), limit));
         sourceDepth = svc.config.sourceDepth();
@@ -356,13 +307,9 @@ final class TargetConnection {
     }
 
     private void postSource() {
-        int slot = hdr + sourceSize;
+        int slot = channel.headroom() + sourceSize;
         int off = (int) (sourceNext++ % sourceDepth) * slot;
-        if (credits != null) {
-            int mseq = credits.onSend(posted);
-            FlowControlHeader.write(sourceMr.buffer(), off, 0, posted, slot, mseq, credits.mseqAck());
-        }
-        post(wrId(K_SOURCE, 0), WrOpcode.SEND, sourceMr, off, slot, 0);
+        channel.send(WrId.of(Kind.SOURCE, 0), sourceMr, off + channel.headroom(), sourceSize, false, 0);
         sourceOutstanding++;
     }
 
@@ -459,7 +406,7 @@ final class TargetConnection {
         }
         opMr[idx] = mr;
         // remember what to answer in the request's own slot: command and id stay at p
-        swr.set(wrId(K_RDMA, idx), op, mr, 0, (int) length).remote(va, handle).immediate(0).signaled(true);
+        swr.set(WrId.of(Kind.RDMA, idx), op, mr, 0, (int) length).remote(va, handle).immediate(0).signaled(true);
         swr.solicited = false;
         try {
             qp.postSend(swr);
@@ -473,7 +420,7 @@ final class TargetConnection {
     private void finishRdma(int idx, boolean ok) {
         MemoryRegion mr = opMr[idx];
         opMr[idx] = null;
-        int p = idx * size + hdr;
+        int p = idx * size + channel.headroom();
         int cmd = Control.command(sb, p);
         int reqId = Control.requestId(sb, p);
         long length = Integer.toUnsignedLong(sb.getInt(p + Control.HEADER + 12));

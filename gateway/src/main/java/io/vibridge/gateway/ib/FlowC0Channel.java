@@ -18,6 +18,9 @@ import java.nio.ByteBuffer;
  * with {@link #bare} the FlowC 1 pass-through, so an owner has one path for both. The owner keeps its
  * buffers, its other work requests (RDMA WRITE, READ) and the completion queue; it hands this channel
  * every receive completion and every send completion, and decides by {@link WrId} what is its own.
+ * Receives may be posted from creation (before the CM REQ or REP, so they are the bufs the Hello or
+ * HelloReply advertises); with FlowC 0 nothing is sent or received before {@link #start} hands it the
+ * credits, once both sides' initial bufs are known.
  *
  * <p><b>Sends.</b> A message's payload sits {@link #headroom()} bytes after the start of its buffer; the
  * 16-byte header is written in place into that headroom, so nothing is copied. bufs is the receives
@@ -66,7 +69,8 @@ public final class FlowC0Channel {
     private static final int FC = FlowControlHeader.LENGTH;
 
     private final QueuePair qp;
-    private final FlowCredits credits;
+    private final boolean transport;
+    private FlowCredits credits;
     private final int headroom;
     private final MemoryRegion updateRegion;
     private final int updateOffset;
@@ -76,11 +80,11 @@ public final class FlowC0Channel {
     private int posted;
     private boolean updateInFlight;
 
-    private FlowC0Channel(QueuePair qp, FlowCredits credits, MemoryRegion updateRegion, int updateOffset,
+    private FlowC0Channel(QueuePair qp, boolean transport, MemoryRegion updateRegion, int updateOffset,
                           long updateWrId) {
         this.qp = qp;
-        this.credits = credits;
-        this.headroom = credits == null ? 0 : FC;
+        this.transport = transport;
+        this.headroom = transport ? FC : 0;
         this.updateRegion = updateRegion;
         this.updateOffset = updateOffset;
         this.updateWrId = updateWrId;
@@ -88,24 +92,39 @@ public final class FlowC0Channel {
     }
 
     /**
-     * A FlowC 0 channel.
+     * A FlowC 0 channel, to be {@linkplain #start started} when the connection's credits are known.
      *
-     * @param credits the connection's credits, started from the Hello/HelloReply bufs
      * @param updateRegion the region holding the 16 bytes credit updates are sent from
      * @param updateOffset where those 16 bytes start
      * @param updateWrId the work-request id of credit updates, distinct from the owner's own
      */
-    public static FlowC0Channel of(QueuePair qp, FlowCredits credits, MemoryRegion updateRegion, int updateOffset,
-                                   long updateWrId) {
-        if (credits == null || updateRegion == null) {
-            throw new IllegalArgumentException("FlowC 0 needs credits and a credit-update buffer");
+    public static FlowC0Channel of(QueuePair qp, MemoryRegion updateRegion, int updateOffset, long updateWrId) {
+        if (updateRegion == null) {
+            throw new IllegalArgumentException("FlowC 0 needs a credit-update buffer");
         }
-        return new FlowC0Channel(qp, credits, updateRegion, updateOffset, updateWrId);
+        return new FlowC0Channel(qp, true, updateRegion, updateOffset, updateWrId);
     }
 
     /** A FlowC 1 channel: bare payloads, no credits, no headroom (CM-MAPPING §4, FlowC 1). */
     public static FlowC0Channel bare(QueuePair qp) {
-        return new FlowC0Channel(qp, null, null, 0, 0);
+        return new FlowC0Channel(qp, false, null, 0, 0);
+    }
+
+    /**
+     * Hands a FlowC 0 channel its credits: on the passive side when it accepts (the peer's bufs from the
+     * Hello), on the active side when the HelloReply arrives. Does nothing for FlowC 1.
+     *
+     * @param credits started from both sides' initial bufs
+     * @throws IllegalStateException if already started
+     */
+    public void start(FlowCredits credits) {
+        if (!transport) {
+            return;
+        }
+        if (this.credits != null) {
+            throw new IllegalStateException("FlowC 0 channel already started");
+        }
+        this.credits = credits;
     }
 
     /** Bytes every message buffer keeps before its payload for the header: 16 with FlowC 0, else 0. */
@@ -113,7 +132,7 @@ public final class FlowC0Channel {
         return headroom;
     }
 
-    /** The credits (null for FlowC 1), for diagnostics. */
+    /** The credits (null for FlowC 1 and before {@link #start}), for diagnostics. */
     public FlowCredits credits() {
         return credits;
     }
@@ -141,20 +160,20 @@ public final class FlowC0Channel {
      * is no longer posted whatever it was; the owner reposts it when it is free again.
      *
      * @throws CmFormatException if the FlowC 0 header is malformed or out of sequence (credits unchanged)
+     * @throws IllegalStateException if a FlowC 0 channel receives a message before {@link #start}
      */
     public Inbound onReceive(WorkCompletion wc, ByteBuffer buf, int offset) {
         posted--;
         if (wc.status != WcStatus.SUCCESS) {
             return Inbound.FAILED;
         }
-        if (wc.opcode == WcOpcode.RECV_RDMA_WITH_IMM) {
-            if (credits != null) {
-                credits.onHeaderlessReceive(); // CM-MAPPING §4: one mseq, no header
-            }
-            return Inbound.WRITE_WITH_IMMEDIATE;
+        if (!transport) {
+            return wc.opcode == WcOpcode.RECV_RDMA_WITH_IMM ? Inbound.WRITE_WITH_IMMEDIATE : Inbound.MESSAGE;
         }
-        if (credits == null) {
-            return Inbound.MESSAGE;
+        requireStarted();
+        if (wc.opcode == WcOpcode.RECV_RDMA_WITH_IMM) {
+            credits.onHeaderlessReceive(); // CM-MAPPING §4: one mseq, no header
+            return Inbound.WRITE_WITH_IMMEDIATE;
         }
         FlowControlHeader.validate(buf, offset, wc.byteLength);
         credits.onReceive(FlowControlHeader.readBufs(buf, offset), FlowControlHeader.readMseq(buf, offset),
@@ -170,7 +189,7 @@ public final class FlowC0Channel {
 
     /** May a message (Send with or without payload, or WRITE WITH IMMEDIATE) be posted now? */
     public boolean canSend() {
-        return credits == null || credits.canSendData();
+        return !transport || credits != null && credits.canSendData();
     }
 
     /**
@@ -182,7 +201,7 @@ public final class FlowC0Channel {
     public void send(long wrId, MemoryRegion region, int payloadOffset, int payloadLength, boolean withImmediate,
                      int immediate) {
         int start = payloadOffset - headroom;
-        if (credits != null) {
+        if (transport) {
             requireCredit();
             int mseq = credits.onSend(posted);
             // CM-MAPPING §4: a zero-length message is flagged, else the peer would take it for a credit update
@@ -202,7 +221,7 @@ public final class FlowC0Channel {
      */
     public void writeWithImmediate(long wrId, MemoryRegion region, int offset, int length, long remoteAddress,
                                    int rkey, int immediate) {
-        if (credits != null) {
+        if (transport) {
             requireCredit();
             credits.onHeaderlessSend();
         }
@@ -218,7 +237,7 @@ public final class FlowC0Channel {
      * @return whether one was posted
      */
     public boolean maybeSendCreditUpdate() {
-        if (credits == null || updateInFlight || !credits.shouldSendCreditUpdate(posted)) {
+        if (credits == null || updateInFlight || !credits.shouldSendCreditUpdate(posted)) { // also FlowC 1
             return false;
         }
         int mseq = credits.onSend(posted);
@@ -235,7 +254,7 @@ public final class FlowC0Channel {
      * @return whether it was the channel's own (the owner only checks its status)
      */
     public boolean onSendCompletion(WorkCompletion wc) {
-        if (credits == null || wc.wrId != updateWrId) {
+        if (!transport || wc.wrId != updateWrId) {
             return false;
         }
         updateInFlight = false;
@@ -245,7 +264,14 @@ public final class FlowC0Channel {
         return true;
     }
 
+    private void requireStarted() {
+        if (credits == null) {
+            throw new IllegalStateException("FlowC 0 channel used before start");
+        }
+    }
+
     private void requireCredit() {
+        requireStarted();
         if (!credits.canSendData()) {
             throw new IllegalStateException("no FlowC 0 credit for a message: " + credits.credits()
                     + " credits (one is kept for a credit update)");

@@ -1,12 +1,12 @@
 package io.vibridge.gateway.bridge;
 
 import io.vibridge.cm.hello.FlowControl;
-import io.vibridge.cm.hello.FlowControlHeader;
 import io.vibridge.cm.hello.FlowCredits;
 import io.vibridge.cm.hello.Hello;
 import io.vibridge.cm.hello.HelloReply;
 import io.vibridge.cm.serviceid.ServiceId;
 import io.vibridge.cm.serviceid.ServiceIdScheme;
+import io.vibridge.gateway.ib.FlowC0Channel;
 import io.vibridge.verbs.AcceptParams;
 import io.vibridge.verbs.Access;
 import io.vibridge.verbs.CmEvent;
@@ -17,7 +17,6 @@ import io.vibridge.verbs.MemoryRegion;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.QpInitAttributes;
 import io.vibridge.verbs.QueuePair;
-import io.vibridge.verbs.ReceiveWorkRequest;
 import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.Verbs;
 import io.vibridge.verbs.VerbsDevice;
@@ -123,11 +122,12 @@ final class EchoTarget implements AutoCloseable {
     String debugState() {
         StringBuilder b = new StringBuilder();
         for (Conn c : conns.values()) {
-            b.append("posted=").append(c.posted).append(" pending=").append(c.pending.size());
-            if (c.credits != null) {
-                b.append(" credits=").append(c.credits.credits()).append(" unacked=").append(c.credits.unacknowledged())
-                        .append(" peerBufs=").append(c.credits.peerBufs()).append(" peerView=")
-                        .append(c.credits.peerCredits());
+            b.append("posted=").append(c.channel.postedReceives()).append(" pending=").append(c.pending.size());
+            FlowCredits credits = c.channel.credits();
+            if (credits != null) {
+                b.append(" credits=").append(credits.credits()).append(" unacked=").append(credits.unacknowledged())
+                        .append(" peerBufs=").append(credits.peerBufs()).append(" peerView=")
+                        .append(credits.peerCredits());
             }
             b.append("; ");
         }
@@ -147,26 +147,24 @@ final class EchoTarget implements AutoCloseable {
     }
 
     private final class Conn {
-        final boolean fc0;
+        static final long CREDIT_UPDATE = -1;
         final CompletionQueue cq;
         final QueuePair qp;
         final MemoryRegion mr;
-        final FlowCredits credits;
+        final FlowC0Channel channel;
         final WorkCompletion[] wcs = new WorkCompletion[16];
         final SendWorkRequest swr = new SendWorkRequest();
-        final ReceiveWorkRequest rwr = new ReceiveWorkRequest();
         final ArrayDeque<int[]> pending = new ArrayDeque<>(); // {slot, len, hasImm, imm}
         final io.vibridge.verbs.CmId id;
-        int posted;
 
         Conn(boolean fc0, Hello hello, io.vibridge.verbs.CmId id) {
-            this.fc0 = fc0;
             this.id = id;
             cq = device.createCompletionQueue(4 * bufs + 8);
             qp = pd.createQueuePair(new QpInitAttributes(cq, cq, 2 * bufs + 4, bufs + 1));
             // receive slots [0, bufs), each echoed from where it landed; 16 bytes for credit updates after them
             mr = pd.registerMemory(ByteBuffer.allocateDirect(bufs * recvSize + 16), EnumSet.of(Access.LOCAL_WRITE));
-            credits = fc0 ? new FlowCredits(hello.bufs(), bufs) : null;
+            channel = fc0 ? FlowC0Channel.of(qp, mr, bufs * recvSize, CREDIT_UPDATE) : FlowC0Channel.bare(qp);
+            channel.start(new FlowCredits(hello.bufs(), bufs)); // nothing for FlowC 1
             for (int i = 0; i < wcs.length; i++) {
                 wcs[i] = new WorkCompletion();
             }
@@ -189,9 +187,7 @@ final class EchoTarget implements AutoCloseable {
         }
 
         void post(int slot) {
-            rwr.set(slot, mr, slot * recvSize, recvSize);
-            qp.postRecv(rwr);
-            posted++;
+            channel.postReceive(slot, mr, slot * recvSize, recvSize);
         }
 
         void onNotify() {
@@ -214,6 +210,9 @@ final class EchoTarget implements AutoCloseable {
                 return;
             }
             int slot = (int) wc.wrId;
+            if (channel.onSendCompletion(wc)) {
+                return; // a credit update
+            }
             if (wc.opcode == WcOpcode.RDMA_WRITE) {
                 writesDone.incrementAndGet();
                 return;
@@ -226,7 +225,7 @@ final class EchoTarget implements AutoCloseable {
                 int s2 = (int) (wc.wrId - READ_BASE);
                 java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
                 crc.update(rdma.buffer().duplicate().position(0).limit(wc.byteLength));
-                mr.buffer().putLong(s2 * recvSize + (fc0 ? 16 : 0), crc.getValue());
+                mr.buffer().putLong(s2 * recvSize + channel.headroom(), crc.getValue());
                 pending.add(new int[] {s2, 8, 0, 0});
                 flush();
                 return;
@@ -243,32 +242,24 @@ final class EchoTarget implements AutoCloseable {
                 }
                 return;
             }
-            posted--;
-            if (wc.opcode == WcOpcode.RECV_RDMA_WITH_IMM) {
-                writesWithImm.incrementAndGet();
-                if (fc0) {
-                    credits.onHeaderlessReceive();
-                }
-                // answered with an empty Send carrying the same immediate (as the demo target does)
-                pending.add(new int[] {slot, 0, 1, wc.immediate});
-                flush();
-                return;
-            }
             ByteBuffer b = mr.buffer();
-            int off = slot * recvSize;
-            int n = wc.byteLength;
-            if (fc0) {
-                FlowControlHeader.validate(b, off, n);
-                credits.onReceive(FlowControlHeader.readBufs(b, off), FlowControlHeader.readMseq(b, off),
-                        FlowControlHeader.readMseqAck(b, off));
-                off += 16;
-                n -= 16;
-                if (n == 0 && !wc.hasImmediate && !FlowControlHeader.isEmptyMessage(b, off - 16)) {
-                    post(slot); // a credit update
+            switch (channel.onReceive(wc, b, slot * recvSize)) {
+                case WRITE_WITH_IMMEDIATE -> {
+                    writesWithImm.incrementAndGet();
+                    // answered with an empty Send carrying the same immediate (as the demo target does)
+                    pending.add(new int[] {slot, 0, 1, wc.immediate});
                     flush();
                     return;
                 }
+                case CREDIT_UPDATE -> {
+                    post(slot);
+                    flush();
+                    return;
+                }
+                default -> { } // a message (failures returned above)
             }
+            int off = slot * recvSize + channel.headroom();
+            int n = wc.byteLength - channel.headroom();
             received.incrementAndGet();
             if (n >= 20 && b.getInt(off) == CUT_WRITE) {
                 // command: RDMA WRITE a pattern to the client's memory (cut-through), then echo the command
@@ -325,32 +316,11 @@ final class EchoTarget implements AutoCloseable {
         }
 
         void flush() {
-            while (!pending.isEmpty()) {
-                if (fc0 && !credits.canSendData()) {
-                    break;
-                }
+            while (!pending.isEmpty() && channel.canSend()) {
                 int[] p = pending.poll();
-                int echo = p[0] * recvSize;
-                int n = p[1];
-                WrOpcode opc = p[2] != 0 ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND;
-                if (fc0) {
-                    int mseq = credits.onSend(posted);
-                    FlowControlHeader.write(mr.buffer(), echo, n == 0 ? FlowControlHeader.FLAG_EMPTY_MESSAGE : 0, posted,
-                            16 + n, mseq, credits.mseqAck());
-                    swr.set(p[0], opc, mr, echo, 16 + n);
-                } else {
-                    swr.set(p[0], opc, mr, echo, n);
-                }
-                swr.immediate(p[3]).signaled(true);
-                qp.postSend(swr);
+                channel.send(p[0], mr, p[0] * recvSize + channel.headroom(), p[1], p[2] != 0, p[3]);
             }
-            if (fc0 && (pending.isEmpty() || !credits.canSendData()) && credits.shouldSendCreditUpdate(posted)) {
-                int off = bufs * recvSize;
-                int mseq = credits.onSend(posted);
-                FlowControlHeader.write(mr.buffer(), off, 0, posted, 16, mseq, credits.mseqAck());
-                swr.set(-1, WrOpcode.SEND, mr, off, 16).signaled(true);
-                qp.postSend(swr);
-            }
+            channel.maybeSendCreditUpdate();
         }
     }
 }

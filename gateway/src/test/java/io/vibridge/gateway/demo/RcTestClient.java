@@ -6,6 +6,7 @@ import io.vibridge.cm.hello.FlowControlHeader;
 import io.vibridge.cm.hello.FlowCredits;
 import io.vibridge.cm.hello.Hello;
 import io.vibridge.cm.hello.HelloReply;
+import io.vibridge.gateway.ib.FlowC0Channel;
 import io.vibridge.verbs.Access;
 import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.CmId;
@@ -16,7 +17,6 @@ import io.vibridge.verbs.MemoryRegion;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.QpInitAttributes;
 import io.vibridge.verbs.QueuePair;
-import io.vibridge.verbs.ReceiveWorkRequest;
 import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.Verbs;
 import io.vibridge.verbs.VerbsDevice;
@@ -35,6 +35,7 @@ import java.util.concurrent.locks.LockSupport;
 /** A verbs-level stand-in for the gateway side of an RC connection to the target (test only). */
 final class RcTestClient implements AutoCloseable {
     static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(20);
+    private static final long CREDIT_UPDATE = 10;
 
     final VerbsDevice dev;
     final ProtectionDomain pd;
@@ -42,6 +43,7 @@ final class RcTestClient implements AutoCloseable {
     final CompletionQueue recvCq;
     final QueuePair qp;
     final MemoryRegion rx;
+    /** {@code size} bytes for the message being sent, then 16 for credit updates. */
     final MemoryRegion tx;
     /** Client memory the target may read and write. */
     final MemoryRegion mem;
@@ -49,13 +51,11 @@ final class RcTestClient implements AutoCloseable {
     final int size;
     final FlowControl flowC;
     final BlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
-    FlowCredits credits;
+    final FlowC0Channel channel;
     HelloReply reply;
     CmId id;
-    int posted;
     private final WorkCompletion[] wc = {new WorkCompletion()};
     private final SendWorkRequest swr = new SendWorkRequest();
-    private final ReceiveWorkRequest rwr = new ReceiveWorkRequest();
     private int nextReq = 1;
     private final java.util.ArrayDeque<Received> pending = new java.util.ArrayDeque<>();
 
@@ -76,9 +76,11 @@ final class RcTestClient implements AutoCloseable {
         recvCq = dev.createCompletionQueue(bufs + 8);
         qp = pd.createQueuePair(new QpInitAttributes(sendCq, recvCq, 32, bufs));
         rx = pd.registerMemory(ByteBuffer.allocateDirect(bufs * size), EnumSet.of(Access.LOCAL_WRITE));
-        tx = pd.registerMemory(ByteBuffer.allocateDirect(size), EnumSet.of(Access.LOCAL_WRITE));
+        tx = pd.registerMemory(ByteBuffer.allocateDirect(size + FlowControlHeader.LENGTH), EnumSet.of(Access.LOCAL_WRITE));
         mem = pd.registerMemory(ByteBuffer.allocateDirect(memSize),
                 EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE));
+        channel = flowC == FlowControl.TRANSPORT ? FlowC0Channel.of(qp, tx, size, CREDIT_UPDATE)
+                : FlowC0Channel.bare(qp);
         for (int i = 0; i < bufs; i++) {
             repost(i);
         }
@@ -95,7 +97,7 @@ final class RcTestClient implements AutoCloseable {
         CmEvent e = events.poll(20, TimeUnit.SECONDS);
         if (e instanceof CmEvent.Established est) {
             reply = HelloReply.fromBytes(est.privateData());
-            credits = new FlowCredits(reply.bufs(), bufs);
+            channel.start(new FlowCredits(reply.bufs(), bufs));
         }
         return e;
     }
@@ -106,46 +108,37 @@ final class RcTestClient implements AutoCloseable {
     }
 
     private void repost(int i) {
-        qp.postRecv(rwr.set(i, rx, i * size, size));
-        posted++;
-    }
-
-    int hdr() {
-        return flowC == FlowControl.TRANSPORT ? FlowControlHeader.LENGTH : 0;
+        channel.postReceive(i, rx, i * size, size);
     }
 
     /** Posts a Send of {@code payload} (header added for FlowC 0) and waits for its completion. */
     void send(byte[] payload, boolean withImm, int imm) {
-        int h = hdr();
-        tx.buffer().put(h, payload);
-        if (h > 0) {
-            long deadline = System.nanoTime() + TIMEOUT_NS;
-            while (!credits.canSendData()) {        // wait for the target's credit update
-                Received r = receiveOne(1_000_000);
-                if (r != null) {
-                    pending.add(r);
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("no credit update from the target");
-                }
-            }
-            int mseq = credits.onSend(posted);
-            FlowControlHeader.write(tx.buffer(), 0, 0, posted, h + payload.length, mseq, credits.mseqAck());
-        }
-        swr.set(7, withImm ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, tx, 0, h + payload.length).immediate(imm);
-        qp.postSend(swr);
+        tx.buffer().put(channel.headroom(), payload);
+        awaitCredit();
+        channel.send(7, tx, channel.headroom(), payload.length, withImm, imm);
         awaitSend();
     }
 
-    /** RDMA WRITE WITH IMMEDIATE into the target's region; counts as a message with FlowC 0 (project rule). */
+    /** RDMA WRITE WITH IMMEDIATE into the target's region; with FlowC 0 one message without header (CM-MAPPING §4). */
     void writeImm(long va, int rkey, byte[] data, int imm) {
         mem.buffer().put(0, data);
-        if (credits != null && flowC == FlowControl.TRANSPORT) {
-            credits.onSend(posted);
-        }
-        swr.set(8, WrOpcode.RDMA_WRITE_WITH_IMM, mem, 0, data.length).remote(va, rkey).immediate(imm);
-        qp.postSend(swr);
+        awaitCredit();
+        channel.writeWithImmediate(8, mem, 0, data.length, va, rkey, imm);
         awaitSend();
+    }
+
+    /** Receives (keeping what arrives) until the target's credits allow a message. */
+    private void awaitCredit() {
+        long deadline = System.nanoTime() + TIMEOUT_NS;
+        while (!channel.canSend()) {
+            Received r = receiveOne(1_000_000);
+            if (r != null) {
+                pending.add(r);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no credit update from the target");
+            }
+        }
     }
 
     /** Plain RDMA WRITE from client memory offset 0. */
@@ -196,28 +189,31 @@ final class RcTestClient implements AutoCloseable {
             if (wc[0].status != WcStatus.SUCCESS) {
                 throw new AssertionError("receive failed: " + wc[0]);
             }
-            posted--;
             int i = (int) wc[0].wrId;
-            int off = i * size;
-            int len = wc[0].byteLength;
-            int h = hdr();
-            if (h > 0) {
-                FlowControlHeader.validate(rx.buffer(), off, len);
-                credits.onReceive(FlowControlHeader.readBufs(rx.buffer(), off), FlowControlHeader.readMseq(rx.buffer(), off),
-                        FlowControlHeader.readMseqAck(rx.buffer(), off));
-            }
-            byte[] payload = new byte[len - h];
-            rx.buffer().get(off + h, payload);
-            boolean creditUpdate = h > 0 && payload.length == 0 && !wc[0].hasImmediate;
+            FlowC0Channel.Inbound inbound = channel.onReceive(wc[0], rx.buffer(), i * size);
+            int h = channel.headroom();
+            byte[] payload = new byte[inbound == FlowC0Channel.Inbound.WRITE_WITH_IMMEDIATE ? 0 : wc[0].byteLength - h];
+            rx.buffer().get(i * size + h, payload);
             Received r = new Received(payload, wc[0].hasImmediate, wc[0].immediate, wc[0].opcode);
             repost(i);
-            if (h > 0 && credits.shouldSendCreditUpdate(posted)) {
-                int mseq = credits.onSend(posted);
-                FlowControlHeader.write(tx.buffer(), 0, 0, posted, h, mseq, credits.mseqAck());
-                qp.postSend(swr.set(10, WrOpcode.SEND, tx, 0, h).immediate(0));
-                awaitSend();
+            channel.maybeSendCreditUpdate();
+            awaitCreditUpdates();
+            return inbound == FlowC0Channel.Inbound.CREDIT_UPDATE ? null : r;
+        }
+    }
+
+    /** Hands credit-update completions to the channel until none is in flight: one work request at a time here. */
+    private void awaitCreditUpdates() {
+        long deadline = System.nanoTime() + TIMEOUT_NS;
+        while (channel.creditUpdateInFlight()) {
+            if (sendCq.poll(wc) == 0) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("credit update did not complete");
+                }
+                LockSupport.parkNanos(50_000);
+            } else if (!channel.onSendCompletion(wc[0]) || wc[0].status != WcStatus.SUCCESS) {
+                throw new AssertionError("not a successful credit update: " + wc[0]);
             }
-            return creditUpdate ? null : r;
         }
     }
 

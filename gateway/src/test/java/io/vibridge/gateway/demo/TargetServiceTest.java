@@ -223,9 +223,11 @@ class TargetServiceTest {
             bad.qp.postSend(new io.vibridge.verbs.SendWorkRequest().set(1, io.vibridge.verbs.WrOpcode.SEND, bad.tx, 0, 18));
             bad.awaitSend();
             // an mseq that skips one
-            gap.credits.onSend(gap.posted);
-            int mseq = gap.credits.onSend(gap.posted);
-            io.vibridge.cm.hello.FlowControlHeader.write(gap.tx.buffer(), 0, 0, gap.posted, 20, mseq, gap.credits.mseqAck());
+            io.vibridge.cm.hello.FlowCredits credits = gap.channel.credits();
+            int posted = gap.channel.postedReceives();
+            credits.onSend(posted);
+            int mseq = credits.onSend(posted);
+            io.vibridge.cm.hello.FlowControlHeader.write(gap.tx.buffer(), 0, 0, posted, 20, mseq, credits.mseqAck());
             gap.qp.postSend(new io.vibridge.verbs.SendWorkRequest().set(1, io.vibridge.verbs.WrOpcode.SEND, gap.tx, 0, 20));
             gap.awaitSend();
             for (RcTestClient c : new RcTestClient[] {bad, gap}) {

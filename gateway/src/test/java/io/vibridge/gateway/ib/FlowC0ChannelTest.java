@@ -29,10 +29,11 @@ class FlowC0ChannelTest {
     private final ByteBuffer buf = region.buffer();
 
     private FlowC0Channel channel(FlowCredits credits) {
-        FlowC0Channel ch = FlowC0Channel.of(qp, credits, region, UPDATE, UPDATE_ID);
+        FlowC0Channel ch = FlowC0Channel.of(qp, region, UPDATE, UPDATE_ID);
         for (int i = 0; i < SLOTS; i++) {
             ch.postReceive(WrId.of(Kind.RECV, i), region, i * SLOT, SLOT);
         }
+        ch.start(credits);
         return ch;
     }
 
@@ -281,8 +282,10 @@ class FlowC0ChannelTest {
         RecordingQueuePair peerQp = new RecordingQueuePair();
         qp.recording = false;
         peerQp.recording = false;
-        FlowC0Channel a = FlowC0Channel.of(qp, new FlowCredits(4, 4, 0xFFFF_0000, 7), region, UPDATE, UPDATE_ID);
-        FlowC0Channel b = FlowC0Channel.of(peerQp, new FlowCredits(4, 4, 7, 0xFFFF_0000), region, UPDATE, UPDATE_ID);
+        FlowC0Channel a = FlowC0Channel.of(qp, region, UPDATE, UPDATE_ID);
+        FlowC0Channel b = FlowC0Channel.of(peerQp, region, UPDATE, UPDATE_ID);
+        a.start(new FlowCredits(4, 4, 0xFFFF_0000, 7));
+        b.start(new FlowCredits(4, 4, 7, 0xFFFF_0000));
         for (int k = 0; k < 4; k++) {
             a.postReceive(1, region, SLOT, SLOT);
             b.postReceive(0, region, 0, SLOT);
@@ -313,10 +316,24 @@ class FlowC0ChannelTest {
     }
 
     @Test
-    void flowC0NeedsCreditsAndAnUpdateBuffer() {
-        assertThatThrownBy(() -> FlowC0Channel.of(qp, null, region, 0, UPDATE_ID))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> FlowC0Channel.of(qp, new FlowCredits(1, 1), null, 0, UPDATE_ID))
-                .isInstanceOf(IllegalArgumentException.class);
+    void receivesMayBePostedBeforeTheCreditsAreKnownButNothingElse() {
+        FlowC0Channel ch = FlowC0Channel.of(qp, region, UPDATE, UPDATE_ID);
+        ch.postReceive(WrId.of(Kind.RECV, 0), region, 0, SLOT);
+        assertThat(ch.postedReceives()).isOne();
+        assertThat(ch.canSend()).isFalse();
+        assertThat(ch.maybeSendCreditUpdate()).isFalse();
+        assertThatThrownBy(() -> ch.send(WrId.of(Kind.SEND, 1), region, SLOT + 16, 1, false, 0))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("before start");
+        assertThat(qp.sends).isEmpty();
+
+        ch.start(new FlowCredits(4, 1));
+        assertThatThrownBy(() -> ch.start(new FlowCredits(4, 1))).isInstanceOf(IllegalStateException.class);
+        ch.send(WrId.of(Kind.SEND, 1), region, SLOT + 16, 1, false, 0);
+        assertThat(header(qp.lastSend()).bufs()).as("the receive posted before start is advertised").isOne();
+    }
+
+    @Test
+    void flowC0NeedsAnUpdateBuffer() {
+        assertThatThrownBy(() -> FlowC0Channel.of(qp, null, 0, UPDATE_ID)).isInstanceOf(IllegalArgumentException.class);
     }
 }
