@@ -23,7 +23,7 @@ final class InboundAssembler {
     private static final int DESCRIPTOR = ViErrorType.DESCRIPTOR.code();
     private static final int IMMEDIATE_AND_EOM = SegmentHeader.FLAG_IMMEDIATE | SegmentHeader.FLAG_END_OF_MESSAGE;
 
-    private final ViConnection connection;
+    private final ConnectionErrors errors;
     private final ConnectionPeer peer;
     private final SegmentReader reader;
     private final Credits credits;
@@ -62,9 +62,9 @@ final class InboundAssembler {
 
     private long dropped;
 
-    InboundAssembler(ViConnection connection, ConnectionPeer peer, SegmentReader reader, Credits credits,
+    InboundAssembler(ConnectionErrors errors, ConnectionPeer peer, SegmentReader reader, Credits credits,
             AckTracker acks, ReadResponderWindow responder, OutboundSegmenter outbound, Negotiated negotiated) {
-        this.connection = connection;
+        this.errors = errors;
         this.peer = peer;
         this.reader = reader;
         this.credits = credits;
@@ -98,7 +98,7 @@ final class InboundAssembler {
         boolean eom = (segFlags & SegmentHeader.FLAG_END_OF_MESSAGE) != 0;
         boolean transmitError = (segFlags & SegmentHeader.FLAG_TRANSMIT_ERROR) != 0;
         if (transmitError && !type.carriesPayload()) {
-            connection.protocolError("Transmit Error flag on a segment without payload"); // wire §2.2.2.2.5
+            errors.protocolError("Transmit Error flag on a segment without payload"); // wire §2.2.2.2.5
             return;
         }
         target = PayloadTarget.DISCARD;
@@ -106,9 +106,9 @@ final class InboundAssembler {
         switch (type) {
             case NOP -> {
                 if (payload != 0) {
-                    connection.protocolError("NOP with payload");
+                    errors.protocolError("NOP with payload");
                 } else if (inActive) {
-                    connection.protocolError("NOP inside a message"); // VITCP-PROFILE §9.2
+                    errors.protocolError("NOP inside a message"); // VITCP-PROFILE §9.2
                 }
             }
             case SEND -> {
@@ -136,7 +136,7 @@ final class InboundAssembler {
                     readResponseTransmitError();
                 }
             }
-            default -> connection.protocolError("unexpected type " + type);
+            default -> errors.protocolError("unexpected type " + type);
         }
     }
 
@@ -148,7 +148,7 @@ final class InboundAssembler {
         boolean immediate = (segFlags & IMMEDIATE_AND_EOM) == IMMEDIATE_AND_EOM;
         if (inActive) {
             if (inType != type || msg != inMsg || segDataOffset != inOffset) {
-                connection.protocolError("broken segment sequence"); // VITCP-PROFILE §9.8
+                errors.protocolError("broken segment sequence"); // VITCP-PROFILE §9.8
                 return false;
             }
             inFirst = false;
@@ -156,7 +156,7 @@ final class InboundAssembler {
             return type != SegmentType.RDMA_WRITE || !immediate || useCredit(msg);
         }
         if (segDataOffset != 0 || msg != expectedMessage) {
-            connection.protocolError("message " + msg + " offset " + segDataOffset + ", expected message "
+            errors.protocolError("message " + msg + " offset " + segDataOffset + ", expected message "
                     + expectedMessage);
             return false;
         }
@@ -195,7 +195,7 @@ final class InboundAssembler {
 
     /** VITCP-PROFILE §6: with descriptor flow control the peer may use only the credits we announced. */
     private void creditAbuse(int msg) {
-        connection.protocolError("credit abuse: message " + Integer.toUnsignedString(msg)
+        errors.protocolError("credit abuse: message " + Integer.toUnsignedString(msg)
                 + " sent without a receive credit");
     }
 
@@ -211,7 +211,7 @@ final class InboundAssembler {
     private void onSendSegment(boolean eom) {
         long end = inOffset + payloadLength;
         if (end > mtu) {
-            connection.protocolError("message larger than the MTU");
+            errors.protocolError("message larger than the MTU");
             return;
         }
         if (inFirst) {
@@ -241,7 +241,7 @@ final class InboundAssembler {
         long end = inOffset + payloadLength;
         if (inFirst) {
             if (len > mtu) {
-                connection.protocolError("RDMA Write larger than the MTU");
+                errors.protocolError("RDMA Write larger than the MTU");
                 return;
             }
             inAddr = addr;
@@ -252,11 +252,11 @@ final class InboundAssembler {
                 receiverError(is, RDMA_PROTECTION, null, Status.OP_REMOTE_RDMA_WRITE);
             }
         } else if (addr != inAddr || handle != inHandle || len != inLen) {
-            connection.protocolError("RDMA header changed within a message");
+            errors.protocolError("RDMA header changed within a message");
             return;
         }
         if (end > inLen || eom != (end == inLen)) {
-            connection.protocolError("RDMA Write offset/length/End of Message disagree");
+            errors.protocolError("RDMA Write offset/length/End of Message disagree");
             return;
         }
         if (!inDiscard) {
@@ -269,18 +269,18 @@ final class InboundAssembler {
 
     private void onReadRequest(ByteBuffer hdr, int msg, boolean eom) {
         if (inActive) {
-            connection.protocolError("RDMA Read Request inside a message");
+            errors.protocolError("RDMA Read Request inside a message");
             return;
         }
         if (payloadLength != 0 || !eom || segDataOffset != 0 || msg != expectedMessage) {
-            connection.protocolError("malformed RDMA Read Request");
+            errors.protocolError("malformed RDMA Read Request");
             return;
         }
         long addr = RdmaHeader.address(hdr, HDR);
         int handle = RdmaHeader.handle(hdr, HDR);
         long len = RdmaHeader.length(hdr, HDR);
         if (len > mtu) {
-            connection.protocolError("RDMA Read larger than the MTU");
+            errors.protocolError("RDMA Read larger than the MTU");
             return;
         }
         boolean withinWindow = !responder.full();
@@ -305,12 +305,12 @@ final class InboundAssembler {
     private void onReadResponse(int msg, boolean eom) {
         OutboundWork w = outbound.readAwaitingResponse();
         if (w == null || msg != w.messageNumber() || segDataOffset != respInOffset) {
-            connection.protocolError("unexpected RDMA Read Response");
+            errors.protocolError("unexpected RDMA Read Response");
             return;
         }
         long end = respInOffset + payloadLength;
         if (end > w.length() || eom != (end == w.length())) {
-            connection.protocolError("RDMA Read Response length disagrees with the request");
+            errors.protocolError("RDMA Read Response length disagrees with the request");
             return;
         }
         target = PayloadTarget.RESPONSE;
@@ -417,7 +417,7 @@ final class InboundAssembler {
             case UNRELIABLE_DELIVERY -> dropped++; // dropped; the connection stays up (VIA 2.5.1)
             case RELIABLE_DELIVERY -> {
                 reader.kill();
-                connection.breakConnection(BreakCause.LOCAL_RECEIVE_ERROR, viErrorType, isCode);
+                errors.breakConnection(BreakCause.LOCAL_RECEIVE_ERROR, viErrorType, isCode);
             }
             case RELIABLE_RECEPTION -> {
                 // report on the next segment, then Error and close
@@ -452,7 +452,7 @@ final class InboundAssembler {
             return;
         }
         reader.kill();
-        connection.breakConnection(BreakCause.LOCAL_RECEIVE_ERROR, 0, IsCode.REMOTE_TRANSPORT_ERROR);
+        errors.breakConnection(BreakCause.LOCAL_RECEIVE_ERROR, 0, IsCode.REMOTE_TRANSPORT_ERROR);
     }
 
     /**
@@ -465,7 +465,7 @@ final class InboundAssembler {
         respInOffset = 0;
         outbound.readAnswered(Status.DONE | Status.TRANSPORT_ERROR, 0);
         reader.kill();
-        connection.breakConnection(BreakCause.LOCAL_RECEIVE_ERROR, 0, IsCode.REMOTE_TRANSPORT_ERROR);
+        errors.breakConnection(BreakCause.LOCAL_RECEIVE_ERROR, 0, IsCode.REMOTE_TRANSPORT_ERROR);
     }
 
     /** VIA 5.4: a receive holding part of a message completes flushed. */

@@ -21,6 +21,7 @@ final class OutboundSegmenter {
     private static final int BLOCKED = -2;
 
     private final ConnectionPeer peer;
+    private final ConnectionErrors errors;
     private final Credits credits;
     private final AckTracker acks;
     private final Unwritten unwritten;
@@ -47,9 +48,10 @@ final class OutboundSegmenter {
     private int reportType;
     private int reportIs;
 
-    OutboundSegmenter(ConnectionPeer peer, Credits credits, AckTracker acks, Unwritten unwritten,
+    OutboundSegmenter(ConnectionPeer peer, ConnectionErrors errors, Credits credits, AckTracker acks, Unwritten unwritten,
             ReadResponderWindow responder, Negotiated negotiated, int segmentPayload) {
         this.peer = peer;
+        this.errors = errors;
         this.credits = credits;
         this.acks = acks;
         this.unwritten = unwritten;
@@ -77,17 +79,10 @@ final class OutboundSegmenter {
         reportIs = isCode;
     }
 
-    int reportType() {
-        return reportType;
-    }
-
-    int reportIs() {
-        return reportIs;
-    }
-
-    /** The report went to TCP. */
-    void reportWritten() {
+    /** The report went to TCP: now Error and close (VITCP-PROFILE §6). */
+    private void reportWritten() {
         reportPending = false;
+        errors.breakConnection(BreakCause.LOCAL_RECEIVE_ERROR, reportType, reportIs);
     }
 
     boolean hasOutput() {
@@ -250,6 +245,41 @@ final class OutboundSegmenter {
             acks.markDone(msg);
         }
         return n;
+    }
+
+    /** The oldest produced segment, not a control segment, went to TCP ({@link ViConnection#written()}). */
+    void written() {
+        Produced kind = unwritten.kind();
+        boolean eom = unwritten.endOfMessage();
+        boolean report = unwritten.carriesReport();
+        OutboundWork w = unwritten.lastOf();
+        boolean completes = unwritten.completes();
+        int msg = unwritten.message();
+        unwritten.remove(); // before the callbacks: one of them may break the connection
+        switch (kind) {
+            case DATA -> {
+                if (w != null) {
+                    peer.workWritten(w);
+                }
+                if (completes) {
+                    // Unreliable / Reliable Delivery: complete once the last byte went to TCP (VITCP-PROFILE §6)
+                    peer.workCompleted(w, Status.DONE | Status.opFor(w.operation()), w.length());
+                }
+            }
+            case RESPONSE -> {
+                if (eom) {
+                    peer.readResponseWritten(msg);
+                    if (responder.lastSegmentWritten()) {
+                        acks.releaseDeferred(peer); // VIA 6.3.1.1: the Reads they waited for went out
+                    }
+                }
+            }
+            case NOP, CONTROL -> {
+            }
+        }
+        if (report) {
+            reportWritten();
+        }
     }
 
     // ---- completion of sent work

@@ -25,18 +25,40 @@ final class SegmentReader {
         DEAD
     }
 
+    /** Where framed input goes. */
+    interface Sink extends ConnectionErrors {
+
+        /** A segment with another Version (VITCP-PROFILE §2). */
+        void unsupportedVersion(int version);
+
+        /** A whole Connect Request, Accept, Reject or No Match (position 0, limit its length). */
+        void connectionSegment(ByteBuffer segment);
+
+        /**
+         * The whole header (24 or 40 bytes, from index 0) of a data segment; {@code payload} bytes follow.
+         * May call {@link #awaitAdmission()} or {@link #kill()}.
+         */
+        void dataHeader(ByteBuffer header, int payload);
+
+        /** Payload bytes of the current data segment, in order. */
+        void payload(ByteBuffer slice);
+
+        /** The current data segment's payload has fully arrived. */
+        void segmentEnd();
+    }
+
     private static final int HDR = SegmentHeader.LENGTH;
     private static final int RDMA_HDR = HDR + RdmaHeader.LENGTH;
 
-    private final ViConnection connection;
+    private final Sink sink;
     private final ByteBuffer hdr = ByteBuffer.allocate(RDMA_HDR);
     private ReadPhase phase = ReadPhase.HEADER;
     private int hdrNeed = HDR;
     private ByteBuffer whole;
     private int payloadLeft;
 
-    SegmentReader(ViConnection connection) {
-        this.connection = connection;
+    SegmentReader(Sink sink) {
+        this.sink = sink;
     }
 
     ReadPhase phase() {
@@ -61,7 +83,10 @@ final class SegmentReader {
         phase = ReadPhase.ADMIT;
     }
 
-    /** See {@link ViConnection#receive}. */
+    /**
+     * Consumes {@code in} (any chunking) up to a refused admission: then {@code in.position()} is just
+     * after that segment's header, which is kept, and the next call retries it first.
+     */
     void receive(ByteBuffer in) {
         if (phase == ReadPhase.ADMIT) {
             phase = ReadPhase.HEADER;
@@ -93,7 +118,7 @@ final class SegmentReader {
                     int lim = in.limit();
                     int pos = in.position();
                     in.limit(pos + n);
-                    connection.onPayload(in);
+                    sink.payload(in);
                     in.limit(lim);
                     in.position(pos + n);
                     payloadLeft -= n;
@@ -132,16 +157,16 @@ final class SegmentReader {
         int code = SegmentHeader.typeCode(hdr, 0);
         int len = SegmentHeader.segmentLength(hdr, 0);
         if (version != SegmentHeader.VERSION) {
-            connection.onUnsupportedVersion(version);
+            sink.unsupportedVersion(version);
             return false;
         }
         if (!SegmentType.isDefined(code)) {
-            connection.protocolError("reserved type " + code);
+            sink.protocolError("reserved type " + code);
             return false;
         }
         SegmentType t = SegmentType.of(code, SegmentHeader.OFF_TYPE_FLAGS);
         if (len < t.minimumSegmentLength()) {
-            connection.protocolError("segment length " + len + " too short for " + t);
+            sink.protocolError("segment length " + len + " too short for " + t);
             return false;
         }
         if (t.hasConnectionHeader() || t.isConnectionSetup()) {
@@ -164,13 +189,13 @@ final class SegmentReader {
         ByteBuffer seg = whole.flip();
         whole = null;
         resetHeader();
-        connection.onConnectionSegment(seg);
+        sink.connectionSegment(seg);
     }
 
     /** The whole header of a data segment is in {@link #hdr}. */
     private void dataHeader() {
         int payload = SegmentHeader.segmentLength(hdr, 0) - hdrNeed;
-        connection.onDataHeader(hdr, payload);
+        sink.dataHeader(hdr, payload);
         if (phase != ReadPhase.HEADER) {
             return; // refused, waiting for admission, or dead
         }
@@ -187,7 +212,7 @@ final class SegmentReader {
         if (phase != ReadPhase.DEAD) {
             phase = ReadPhase.HEADER;
         }
-        connection.onSegmentEnd();
+        sink.segmentEnd();
     }
 
     private void resetHeader() {

@@ -63,7 +63,8 @@ public final class ViConnection {
 
     private final ConnectionPeer peer;
     private final EngineOptions.SecurityResolver passiveSecurity;
-    private final SegmentReader reader = new SegmentReader(this);
+    private final Callbacks callbacks = new Callbacks();
+    private final SegmentReader reader = new SegmentReader(callbacks);
     private final Credits credits = new Credits();
     private final AckTracker acks = new AckTracker();
     private final Unwritten unwritten = new Unwritten(MAX_UNWRITTEN);
@@ -355,15 +356,16 @@ public final class ViConnection {
         credits.establish(flowControl, local.creditThreshold(), peerRx);
         acks.start(rr, peerImn);
         responder = new ReadResponderWindow(local.rdmaReadWindow());
-        outbound = new OutboundSegmenter(peer, credits, acks, unwritten, responder, negotiated, local.segmentPayload());
-        inbound = new InboundAssembler(this, peer, reader, credits, acks, responder, outbound, negotiated);
+        outbound = new OutboundSegmenter(peer, callbacks, credits, acks, unwritten, responder, negotiated,
+                local.segmentPayload());
+        inbound = new InboundAssembler(callbacks, peer, reader, credits, acks, responder, outbound, negotiated);
         state = State.CONNECTED;
         deadline = Long.MAX_VALUE;
         peer.connected(this);
     }
 
-    /** From the reader: a segment with another Version (VITCP-PROFILE §2). */
-    void onUnsupportedVersion(int version) {
+    /** A segment with another Version (VITCP-PROFILE §2). */
+    private void onUnsupportedVersion(int version) {
         if (state == State.PASSIVE_INCOMING) {
             request = null;
             state = State.PASSIVE_PENDING_ACCEPT;
@@ -374,8 +376,7 @@ public final class ViConnection {
         protocolError("version " + version);
     }
 
-    /** From the reader: a whole Connect Request, Accept, Reject or No Match. */
-    void onConnectionSegment(ByteBuffer seg) {
+    private void onConnectionSegment(ByteBuffer seg) {
         ControlSegment c;
         try {
             c = ControlSegment.decode(seg, 0, seg.limit());
@@ -509,48 +510,11 @@ public final class ViConnection {
         if (unwritten.isEmpty()) {
             return;
         }
-        Produced kind = unwritten.kind();
-        boolean eom = unwritten.endOfMessage();
-        boolean report = unwritten.carriesReport();
-        OutboundWork w = unwritten.lastOf();
-        boolean completes = unwritten.completes();
-        int msg = unwritten.message();
-        unwritten.remove(); // before the callbacks: one of them may break the connection
-        switch (kind) {
-            case DATA -> {
-                if (w != null) {
-                    peer.workWritten(w);
-                }
-                if (completes) {
-                    // Unreliable / Reliable Delivery: complete once the last byte went to TCP (VITCP-PROFILE §6)
-                    peer.workCompleted(w, Status.DONE | Status.opFor(w.operation()), w.length());
-                }
-                if (report) {
-                    reportWritten();
-                }
-            }
-            case RESPONSE -> {
-                if (eom) {
-                    peer.readResponseWritten(msg);
-                    if (responder.lastSegmentWritten()) {
-                        acks.releaseDeferred(peer); // VIA 6.3.1.1: the Reads they waited for went out
-                    }
-                }
-            }
-            case NOP -> {
-                if (report) {
-                    reportWritten();
-                }
-            }
-            case CONTROL -> {
-            }
+        if (unwritten.kind() == Produced.CONTROL) {
+            unwritten.remove();
+        } else {
+            outbound.written();
         }
-    }
-
-    /** Reliable Reception: our error report went out; now Error and close (VITCP-PROFILE §6). */
-    private void reportWritten() {
-        outbound.reportWritten();
-        breakConnection(BreakCause.LOCAL_RECEIVE_ERROR, outbound.reportType(), outbound.reportIs());
     }
 
     // =====================================================================================
@@ -571,8 +535,7 @@ public final class ViConnection {
         return reader.awaitingAdmission();
     }
 
-    /** From the reader: the whole header of a data segment, {@code payload} bytes to follow. */
-    void onDataHeader(ByteBuffer hdr, int payload) {
+    private void onDataHeader(ByteBuffer hdr, int payload) {
         if (state != State.CONNECTED) {
             if (state == State.ERROR || state == State.DISCONNECTED) {
                 reader.kill();
@@ -589,16 +552,6 @@ public final class ViConnection {
             return;
         }
         inbound.onHeader(hdr, payload);
-    }
-
-    /** From the reader: payload bytes of the current data segment. */
-    void onPayload(ByteBuffer slice) {
-        inbound.place(slice);
-    }
-
-    /** From the reader: the current data segment ended. */
-    void onSegmentEnd() {
-        inbound.segmentEnd();
     }
 
     /**
@@ -619,7 +572,7 @@ public final class ViConnection {
     // errors
 
     /** VITCP-PROFILE §9.8: close without report, at every level. */
-    void protocolError(String why) {
+    private void protocolError(String why) {
         lastProtocolError = why; // before the callbacks, so that an owner can log it from broken()
         reader.kill();
         closeRequested = true;
@@ -632,7 +585,7 @@ public final class ViConnection {
     }
 
     /** Connected to Error (VIA 5.4): inbound refused, everything outstanding flushed, TCP to close. */
-    void breakConnection(BreakCause cause, int viErrorType, int isCode) {
+    private void breakConnection(BreakCause cause, int viErrorType, int isCode) {
         if (state != State.CONNECTED) {
             return;
         }
@@ -648,5 +601,44 @@ public final class ViConnection {
         acks.flushDeferred(peer, Status.DONE | Status.DESC_FLUSHED_ERROR | Status.OP_RECEIVE);
         inbound.flush();
         outbound.flush(transportLost);
+    }
+
+    /** The collaborators' way back in, kept off the public API. */
+    private final class Callbacks implements SegmentReader.Sink {
+
+        @Override
+        public void unsupportedVersion(int version) {
+            onUnsupportedVersion(version);
+        }
+
+        @Override
+        public void connectionSegment(ByteBuffer segment) {
+            onConnectionSegment(segment);
+        }
+
+        @Override
+        public void dataHeader(ByteBuffer header, int payload) {
+            onDataHeader(header, payload);
+        }
+
+        @Override
+        public void payload(ByteBuffer slice) {
+            inbound.place(slice);
+        }
+
+        @Override
+        public void segmentEnd() {
+            inbound.segmentEnd();
+        }
+
+        @Override
+        public void protocolError(String why) {
+            ViConnection.this.protocolError(why);
+        }
+
+        @Override
+        public void breakConnection(BreakCause cause, int viErrorType, int isCode) {
+            ViConnection.this.breakConnection(cause, viErrorType, isCode);
+        }
     }
 }
