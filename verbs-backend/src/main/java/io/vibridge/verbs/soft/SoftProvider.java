@@ -6,8 +6,8 @@ import io.vibridge.verbs.VerbsProvider;
 import java.net.Inet4Address;
 
 /**
- * The pure-Java RoCEv2 provider. Options: {@code faults} = "drop=..,dup=..,reorder=..,corrupt=..,seed=.."
- * (egress fault injection, also settable at runtime with {@link SoftDevice#setFaults}).
+ * The pure-Java RoCEv2 provider. Device options: {@link SoftParams} ({@code faults}, egress fault injection,
+ * is also settable at runtime with {@link SoftDevice#setFaults}).
  */
 public final class SoftProvider implements VerbsProvider {
     public static final String NAME = "soft";

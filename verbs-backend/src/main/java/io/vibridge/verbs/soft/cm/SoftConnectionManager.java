@@ -9,7 +9,7 @@ import io.vibridge.verbs.ConnectionManager;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePair;
 import io.vibridge.verbs.VerbsException;
-import io.vibridge.verbs.soft.SoftDevice;
+import io.vibridge.verbs.soft.port.PacketPort;
 import io.vibridge.verbs.soft.transport.RcAttributes;
 import io.vibridge.verbs.soft.transport.RcQueuePair;
 import io.vibridge.verbs.soft.wire.Bth;
@@ -63,22 +63,18 @@ public final class SoftConnectionManager implements ConnectionManager {
     private static final int MAD_OFFSET = Bth.LENGTH + Deth.LENGTH;
     /** Hop limit of the REQ's primary path, as rdma_cm sends over RoCEv2 (§5.3). */
     private static final int HOP_LIMIT = 64;
-    /** Packet lifetime exponent used in the REQ timeout (§5.8); loopback needs little. */
-    static final int PACKET_LIFETIME = 10;
-    /** Local CA ACK delay we announce in REP (rxe value, §4.10). */
-    static final int TARGET_ACK_DELAY = 15;
     static final int REJ_INVALID_PRIMARY_GID = 12;
-    /**
-     * TimeWait is a minimum (§5.10: the QP number and comm ID stay reserved at least that long): exits are
-     * served by one timer, which lets ids due within this much of the first leave together (one timer
-     * wake-up and one burst of TimewaitExit events instead of one each per connection).
-     */
-    static final long TIMEWAIT_BATCH_NANOS = 5_000_000L;
     static final int REJ_INVALID_PATH_MTU = 26;
 
     enum State { IDLE, REQ_SENT, REQ_RCVD, REP_SENT, ESTABLISHED, DREQ_SENT, DREQ_RCVD, TIMEWAIT }
 
-    private final SoftDevice device;
+    private final PacketPort port;
+    /** Packet lifetime exponent used in the REQ timeout (SoftParams.PACKET_LIFETIME). */
+    private final int packetLifetime;
+    /** Local CA ACK delay we announce in REP (SoftParams.TARGET_ACK_DELAY). */
+    private final int targetAckDelay;
+    /** TIMEWAIT exits due within this much of the first leave together (SoftParams.timewaitBatchNanos). */
+    private final long timewaitBatchNanos;
     private final long caGuid;
     /**
      * Comm IDs and starting PSNs: a fast generator seeded once from SecureRandom (a SecureRandom call per
@@ -116,14 +112,17 @@ public final class SoftConnectionManager implements ConnectionManager {
     private record RemoteKey(InetAddress address, int commId) {
     }
 
-    public SoftConnectionManager(SoftDevice device) {
-        this.device = device;
-        byte[] ip = device.ip4();
+    public SoftConnectionManager(PacketPort port, int packetLifetime, int targetAckDelay, long timewaitBatchNanos) {
+        this.port = port;
+        this.packetLifetime = packetLifetime;
+        this.targetAckDelay = targetAckDelay;
+        this.timewaitBatchNanos = timewaitBatchNanos;
+        byte[] ip = port.address().getAddress();
         // EUI-64-like node GUID derived from the IP address
         this.caGuid = 0x020000FFFE000000L | (ip[0] & 0xFFL) << 40 | (ip[1] & 0xFFL) << 32
                 | (ip[2] & 0xFFL) << 8 | (ip[3] & 0xFFL);
         this.tidHigh = random.nextInt();
-        this.localGid = Gid.of(device.address());
+        this.localGid = Gid.of(port.address());
     }
 
     // ---------------------------------------------------------------- API
@@ -155,7 +154,7 @@ public final class SoftConnectionManager implements ConnectionManager {
             Id id = new Id(true, p.remote(), p.serviceId(), handler, executor);
             id.qp = rq;
             id.params = p;
-            id.pathMtu = Math.min(p.pathMtu(), device.maxPathMtu());     // REF §1.4: never above the port's
+            id.pathMtu = Math.min(p.pathMtu(), port.maxPathMtu());     // REF §1.4: never above the port's
             id.startPsn = random.nextInt() & 0xFFFFFF;
             id.tid = (long) tidHigh << 32 | id.localCommId & 0xFFFFFFFFL;
             id.lastSent = CmReq.rc(id.localCommId, p.serviceId(), caGuid, rq.qpNum(), id.startPsn,
@@ -164,7 +163,7 @@ public final class SoftConnectionManager implements ConnectionManager {
                     CmPath.roce(localGid, Gid.of(p.remote()), 0, HOP_LIMIT, p.localAckTimeout()), p.privateData());
             id.state = State.REQ_SENT;
             id.retriesLeft = p.maxCmRetries();
-            id.retryNanos = CmTimeout.nanos(p.cmResponseTimeout()) + 2 * CmTimeout.nanos(PACKET_LIFETIME);
+            id.retryNanos = CmTimeout.nanos(p.cmResponseTimeout()) + 2 * CmTimeout.nanos(packetLifetime);
             send(id.lastSent, id.tid, p.remote());
             id.armRetry();
             return id;
@@ -229,8 +228,8 @@ public final class SoftConnectionManager implements ConnectionManager {
     private void transmit(Outgoing g) {
         udPsn = Psn.next(udPsn);
         int total = CmCodec.writeGsiPacket(writer, tx, 0, udPsn, g.message, g.tid);     // UD SEND Only to QP1 (§5.1)
-        InetSocketAddress dst = new InetSocketAddress(g.to, device.port());
-        device.transmit(tx, total, dst, Gid.ipv4(g.to.getAddress()));
+        InetSocketAddress dst = new InetSocketAddress(g.to, port.udpPort());
+        port.transmit(tx, total, dst, Gid.ipv4(g.to.getAddress()));
     }
 
     // ---------------------------------------------------------------- receive
@@ -238,14 +237,14 @@ public final class SoftConnectionManager implements ConnectionManager {
     /** Receive thread: a UD packet for QP1 ({@code len} excludes the ICRC). */
     public void onPacket(ByteBuffer pkt, int len, InetAddress src) {
         if (len != MAD_OFFSET + Mad.LENGTH || Deth.qkey(pkt, Bth.LENGTH) != Mad.GSI_QKEY) {
-            device.rawCounters().malformedDrops.increment();
+            port.counters().malformedDrops.increment();
             return;
         }
         CmMad mad;
         try {
             mad = CmCodec.decodeMad(pkt, MAD_OFFSET);
         } catch (MalformedPacketException e) {
-            device.rawCounters().malformedDrops.increment();
+            port.counters().malformedDrops.increment();
             return;
         }
         long tid = mad.header().transactionId();
@@ -294,10 +293,10 @@ public final class SoftConnectionManager implements ConnectionManager {
             send(rej(0, r.localCommId(), CmTargetMessage.REQ, REJ_INVALID_PRIMARY_GID), tid, src);
             return;
         }
-        if (PathMtu.isValid(r.pathMtu()) && PathMtu.bytes(r.pathMtu()) > device.maxPathMtu()) {
+        if (PathMtu.isValid(r.pathMtu()) && PathMtu.bytes(r.pathMtu()) > port.maxPathMtu()) {
             // REF §1.4: both QPs use the REQ's MTU, and our link cannot carry it: REJ 26 (Invalid path MTU)
             LOG.warn("REQ from {} asks for path MTU {} above this port's {}: rejected (26)", src.getHostAddress(),
-                    PathMtu.bytes(r.pathMtu()), device.maxPathMtu());
+                    PathMtu.bytes(r.pathMtu()), port.maxPathMtu());
             send(rej(0, r.localCommId(), CmTargetMessage.REQ, REJ_INVALID_PATH_MTU), tid, src);
             return;
         }
@@ -334,7 +333,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         try {
             // IB-WIRE-REFERENCE §5.7 (Linux cm.c: cm_rep_handler sets sq_psn from the REP, ib_send_cm_req rq_psn
             // from its own REQ): the REP's Starting PSN is the PSN the passive side expects, so we send from it
-            id.qp.connect(new RcAttributes(src, device.port(), r.localQpn(), r.startingPsn(), id.startPsn,
+            id.qp.connect(new RcAttributes(src, port.udpPort(), r.localQpn(), r.startingPsn(), id.startPsn,
                     id.pathMtu, p.retryCount(), r.rnrRetryCount(), p.localAckTimeout(),
                     Math.min(p.initiatorDepth(), r.responderResources()), p.responderResources(), p.minRnrTimer()));
         } catch (VerbsException e) {
@@ -459,7 +458,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         if (first == null || shutdown) {
             return;
         }
-        long at = first.timewaitEnd + TIMEWAIT_BATCH_NANOS;
+        long at = first.timewaitEnd + timewaitBatchNanos;
         if (timewaitTimer != null) {
             if (timewaitTimerAt - at <= 0) {
                 return;                                         // fires early enough already
@@ -467,7 +466,7 @@ public final class SoftConnectionManager implements ConnectionManager {
             unschedule(timewaitTimer);
         }
         timewaitTimerAt = at;
-        timewaitTimer = device.timers().schedule(this::onTimewaitTimer, Math.max(0, at - System.nanoTime()),
+        timewaitTimer = port.timers().schedule(this::onTimewaitTimer, Math.max(0, at - System.nanoTime()),
                 TimeUnit.NANOSECONDS);
     }
 
@@ -478,7 +477,7 @@ public final class SoftConnectionManager implements ConnectionManager {
      */
     private void unschedule(ScheduledFuture<?> f) {
         if (f.cancel(false) && f instanceof Runnable r) {
-            device.timers().remove(r);
+            port.timers().remove(r);
         }
     }
 
@@ -584,7 +583,7 @@ public final class SoftConnectionManager implements ConnectionManager {
 
         /** From {@link #flush()}: hands {@code e} to the executor (the handler never runs under the monitor). */
         void dispatch(CmEvent e) {
-            Executor ex = executor != null ? executor : device.eventExecutor();
+            Executor ex = executor != null ? executor : port.events();
             try {
                 ex.execute(() -> {
                     try {
@@ -603,7 +602,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         }
 
         void schedule(long nanos) {
-            timer = device.timers().schedule(this::onRetryTimer, nanos, TimeUnit.NANOSECONDS);
+            timer = port.timers().schedule(this::onRetryTimer, nanos, TimeUnit.NANOSECONDS);
         }
 
         void cancelTimer() {
@@ -701,15 +700,15 @@ public final class SoftConnectionManager implements ConnectionManager {
                 int maxDestRd = Math.min(p.responderResources(), r.initiatorDepth());
                 // §5.7: the passive QP's attributes come from the REQ. Its Starting PSN is the PSN the active
                 // side expects, so we send from it; ours, in the REP, is the PSN we expect (Linux cm.c)
-                rq.connect(new RcAttributes(remote, device.port(), r.localQpn(), r.startingPsn(), rqPsn, mtu,
+                rq.connect(new RcAttributes(remote, port.udpPort(), r.localQpn(), r.startingPsn(), rqPsn, mtu,
                         r.retryCount(), r.rnrRetryCount(), r.primaryPath().localAckTimeout(), maxRd, maxDestRd,
                         p.minRnrTimer()));
                 qp = rq;
                 lastSent = CmRep.rc(localCommId, remoteCommId, rq.qpNum(), rqPsn, maxDestRd, maxRd,
-                        TARGET_ACK_DELAY, p.rnrRetryCount(), caGuid, p.privateData());
+                        targetAckDelay, p.rnrRetryCount(), caGuid, p.privateData());
                 state = State.REP_SENT;
                 retriesLeft = r.maxCmRetries();
-                retryNanos = CmTimeout.nanos(r.localCmResponseTimeout()) + 2 * CmTimeout.nanos(PACKET_LIFETIME);
+                retryNanos = CmTimeout.nanos(r.localCmResponseTimeout()) + 2 * CmTimeout.nanos(packetLifetime);
                 send(lastSent, tid, remote);
                 armRetry();
                 // communication established also when the first packet arrives before the RTU (§5.10)

@@ -7,10 +7,10 @@ import io.vibridge.verbs.RemoteAccessHandler;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
-import io.vibridge.verbs.soft.SoftMemoryRegion;
-import io.vibridge.verbs.soft.SoftRegion;
-import io.vibridge.verbs.soft.SoftRemoteAccessRegion;
-import io.vibridge.verbs.soft.TxBatch;
+import io.vibridge.verbs.soft.port.TxBatch;
+import io.vibridge.verbs.soft.resource.SoftMemoryRegion;
+import io.vibridge.verbs.soft.resource.SoftRegion;
+import io.vibridge.verbs.soft.resource.SoftRemoteAccessRegion;
 import io.vibridge.verbs.soft.wire.Aeth;
 import io.vibridge.verbs.soft.wire.Bth;
 import io.vibridge.verbs.soft.wire.ImmDt;
@@ -361,7 +361,7 @@ final class RcResponder {
      * {@code write} or read right and holds [va, va+len); null otherwise (NAK remote access).
      */
     private SoftRegion target(int rkey, long va, long len, boolean write) {
-        SoftRegion t = qp.pd.lookupKey(rkey);
+        SoftRegion t = qp.keys.lookup(rkey);
         return t != null && t.pd() == qp.pd && (write ? t.remoteWrite() : t.remoteRead()) && t.contains(va, len)
                 ? t : null;
     }

@@ -1,6 +1,7 @@
-package io.vibridge.verbs.soft;
+package io.vibridge.verbs.soft.resource;
 
 import io.vibridge.verbs.Access;
+import io.vibridge.verbs.ProtectionDomain;
 import java.util.Set;
 
 /**
@@ -10,7 +11,8 @@ import java.util.Set;
  * receive thread never finds a half-built region.
  */
 public abstract sealed class SoftRegion permits SoftMemoryRegion, SoftRemoteAccessRegion {
-    private final SoftProtectionDomain pd;
+    private final ProtectionDomain pd;
+    private final KeyTable keys;
     private final long address;
     private final long extent;
     private final boolean remoteWrite;
@@ -18,13 +20,14 @@ public abstract sealed class SoftRegion permits SoftMemoryRegion, SoftRemoteAcce
     private final int key;
     private volatile boolean closed;
 
-    SoftRegion(SoftProtectionDomain pd, long address, long extent, Set<Access> access) {
+    SoftRegion(ProtectionDomain pd, KeyTable keys, long address, long extent, Set<Access> access) {
         this.pd = pd;
+        this.keys = keys;
         this.address = address;
         this.extent = extent;
         this.remoteWrite = access.contains(Access.REMOTE_WRITE);
         this.remoteRead = access.contains(Access.REMOTE_READ);
-        this.key = pd.device().keys().register(this);
+        this.key = keys.register(this);
     }
 
     public long address() {
@@ -40,7 +43,7 @@ public abstract sealed class SoftRegion permits SoftMemoryRegion, SoftRemoteAcce
         return extent;
     }
 
-    public SoftProtectionDomain pd() {
+    public ProtectionDomain pd() {
         return pd;
     }
 
@@ -60,7 +63,7 @@ public abstract sealed class SoftRegion permits SoftMemoryRegion, SoftRemoteAcce
     public void close() {
         if (!closed) {
             closed = true;
-            pd.device().keys().remove(key);
+            keys.remove(key);
         }
     }
 }

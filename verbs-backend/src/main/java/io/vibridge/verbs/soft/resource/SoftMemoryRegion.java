@@ -1,7 +1,8 @@
-package io.vibridge.verbs.soft;
+package io.vibridge.verbs.soft.resource;
 
 import io.vibridge.verbs.Access;
 import io.vibridge.verbs.MemoryRegion;
+import io.vibridge.verbs.ProtectionDomain;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.Set;
@@ -12,11 +13,11 @@ public final class SoftMemoryRegion extends SoftRegion implements MemoryRegion {
     private final Set<Access> access;
     private final boolean localWrite;
 
-    SoftMemoryRegion(SoftProtectionDomain pd, ByteBuffer buffer, Set<Access> access) {
+    public SoftMemoryRegion(ProtectionDomain pd, KeyTable keys, ByteBuffer buffer, Set<Access> access) {
         this.buffer = buffer.duplicate().clear();
         this.access = Set.copyOf(access);
         this.localWrite = access.contains(Access.LOCAL_WRITE) || access.contains(Access.REMOTE_WRITE);
-        super(pd, MemorySegment.ofBuffer(buffer).address(), buffer.capacity(), access);
+        super(pd, keys, MemorySegment.ofBuffer(buffer).address(), buffer.capacity(), access);
     }
 
     @Override

@@ -1,6 +1,7 @@
-package io.vibridge.verbs.soft;
+package io.vibridge.verbs.soft.resource;
 
 import io.vibridge.verbs.Access;
+import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.RemoteAccessHandler;
 import io.vibridge.verbs.RemoteAccessRegion;
 import java.util.Set;
@@ -9,13 +10,13 @@ import java.util.Set;
 public final class SoftRemoteAccessRegion extends SoftRegion implements RemoteAccessRegion {
     private final RemoteAccessHandler handler;
 
-    SoftRemoteAccessRegion(SoftProtectionDomain pd, long address, long length, Set<Access> access,
+    public SoftRemoteAccessRegion(ProtectionDomain pd, KeyTable keys, long address, long length, Set<Access> access,
                            RemoteAccessHandler handler) {
         if (length < 0 || address + length < address) {
             throw new IllegalArgumentException("bad address range");
         }
         this.handler = handler;
-        super(pd, address, length, access);
+        super(pd, keys, address, length, access);
     }
 
     @Override
