@@ -1,6 +1,5 @@
 package io.vibridge.verbs.soft.cm;
 
-import io.vibridge.verbs.AcceptParams;
 import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.CmEventHandler;
 import io.vibridge.verbs.CmId;
@@ -9,6 +8,7 @@ import io.vibridge.verbs.ConnectionManager;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePair;
 import io.vibridge.verbs.VerbsException;
+import io.vibridge.verbs.soft.cm.CmConnection.State;
 import io.vibridge.verbs.soft.port.PacketPort;
 import io.vibridge.verbs.soft.transport.RcAttributes;
 import io.vibridge.verbs.soft.transport.RcQueuePair;
@@ -66,38 +66,36 @@ public final class SoftConnectionManager implements ConnectionManager {
     static final int REJ_INVALID_PRIMARY_GID = 12;
     static final int REJ_INVALID_PATH_MTU = 26;
 
-    enum State { IDLE, REQ_SENT, REQ_RCVD, REP_SENT, ESTABLISHED, DREQ_SENT, DREQ_RCVD, TIMEWAIT }
-
-    private final PacketPort port;
+    final PacketPort port;
     /** Packet lifetime exponent used in the REQ timeout (SoftParams.PACKET_LIFETIME). */
-    private final int packetLifetime;
+    final int packetLifetime;
     /** Local CA ACK delay we announce in REP (SoftParams.TARGET_ACK_DELAY). */
-    private final int targetAckDelay;
+    final int targetAckDelay;
     /** TIMEWAIT exits due within this much of the first leave together (SoftParams.timewaitBatchNanos). */
     private final long timewaitBatchNanos;
-    private final long caGuid;
+    final long caGuid;
     /**
      * Comm IDs and starting PSNs: a fast generator seeded once from SecureRandom (a SecureRandom call per
      * connection reads /dev/urandom under a lock). Used under the CM monitor.
      */
-    private final java.util.random.RandomGenerator random =
+    final java.util.random.RandomGenerator random =
             java.util.random.RandomGeneratorFactory.of("L64X128MixRandom").create(new SecureRandom().nextLong());
     private final Map<Long, Listener> listeners = new HashMap<>();
-    private final Map<Integer, Id> byLocal = new HashMap<>();
-    private final Map<RemoteKey, Id> byRemote = new HashMap<>();
+    final Map<Integer, CmConnection> byLocal = new HashMap<>();
+    private final Map<RemoteKey, CmConnection> byRemote = new HashMap<>();
     /** Ids in TIMEWAIT by exit time, and the one timer serving them (guarded by the monitor). */
-    private final java.util.PriorityQueue<Id> timewait =
+    private final java.util.PriorityQueue<CmConnection> timewait =
             new java.util.PriorityQueue<>((a, b) -> Long.compare(a.timewaitEnd - b.timewaitEnd, 0));
     private ScheduledFuture<?> timewaitTimer;
     private long timewaitTimerAt;
     private final Gid localGid;
     /** Packets ({@link Outgoing}) and events ({@link Emit}) in the order they were decided under the monitor. */
-    private final ConcurrentLinkedQueue<Object> outbox = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<Object> outbox = new ConcurrentLinkedQueue<>();
     /** Held by the one thread draining the outbox; guards tx, writer and udPsn. */
     private final ReentrantLock outLock = new ReentrantLock();
     private final ByteBuffer tx = ByteBuffer.allocateDirect(512);
     private final PacketWriter writer = new PacketWriter();
-    private final int tidHigh;
+    final int tidHigh;
     private int udPsn;
     private boolean shutdown;
 
@@ -106,7 +104,7 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     /** An event for its id's handler, handed to the id's executor. */
-    private record Emit(Id id, CmEvent event) {
+    record Emit(CmConnection id, CmEvent event) {
     }
 
     private record RemoteKey(InetAddress address, int commId) {
@@ -151,7 +149,7 @@ public final class SoftConnectionManager implements ConnectionManager {
 
     private CmId connectLocked(ConnectParams p, RcQueuePair rq, CmEventHandler handler, Executor executor) {
         synchronized (this) {
-            Id id = new Id(true, p.remote(), p.serviceId(), handler, executor);
+            CmConnection id = new CmConnection(this, true, p.remote(), p.serviceId(), handler, executor);
             id.qp = rq;
             id.params = p;
             id.pathMtu = Math.min(p.pathMtu(), port.maxPathMtu());     // REF §1.4: never above the port's
@@ -172,7 +170,7 @@ public final class SoftConnectionManager implements ConnectionManager {
 
     public synchronized void shutdown() {
         shutdown = true;
-        for (Id id : byLocal.values()) {
+        for (CmConnection id : byLocal.values()) {
             id.cancelTimer();
         }
         if (timewaitTimer != null) {
@@ -181,7 +179,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         }
     }
 
-    private int newCommId() {
+    int newCommId() {
         int c;
         do {
             c = random.nextInt();
@@ -190,7 +188,7 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     /** Under the monitor: queues {@code m} for sending once the monitor is released ({@link #flush()}). */
-    private void send(CmMessage m, long tid, InetAddress to) {
+    void send(CmMessage m, long tid, InetAddress to) {
         if (shutdown) {
             return;
         }
@@ -203,7 +201,7 @@ public final class SoftConnectionManager implements ConnectionManager {
      * caller that finds another draining leaves its entries to it (the drainer looks again after
      * releasing {@link #outLock}, so nothing is left behind).
      */
-    private void flush() {
+    void flush() {
         while (!outbox.isEmpty()) {
             if (!outLock.tryLock()) {
                 return;
@@ -271,7 +269,7 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     private void onReq(CmReq r, long tid, InetAddress src) {
-        Id old = byRemote.get(new RemoteKey(src, r.localCommId()));
+        CmConnection old = byRemote.get(new RemoteKey(src, r.localCommId()));
         if (old != null) {                                      // duplicate REQ (§5.9)
             switch (old.state) {
                 case REP_SENT, ESTABLISHED -> send(old.lastSent, old.tid, src);
@@ -300,7 +298,7 @@ public final class SoftConnectionManager implements ConnectionManager {
             send(rej(0, r.localCommId(), CmTargetMessage.REQ, REJ_INVALID_PATH_MTU), tid, src);
             return;
         }
-        Id id = new Id(false, src, r.serviceId(), l.handler, l.executor);
+        CmConnection id = new CmConnection(this, false, src, r.serviceId(), l.handler, l.executor);
         id.remoteCommId = r.localCommId();
         id.req = r;
         id.tid = tid;
@@ -310,13 +308,13 @@ public final class SoftConnectionManager implements ConnectionManager {
                 r.initiatorDepth()));
     }
 
-    private Id find(int ourCommId, InetAddress src) {
-        Id id = byLocal.get(ourCommId);
+    private CmConnection find(int ourCommId, InetAddress src) {
+        CmConnection id = byLocal.get(ourCommId);
         return id != null && id.remote.equals(src) ? id : null;
     }
 
     private void onRep(CmRep r, InetAddress src) {
-        Id id = find(r.remoteCommId(), src);
+        CmConnection id = find(r.remoteCommId(), src);
         if (id == null || !id.active) {
             return;
         }
@@ -351,22 +349,22 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     private void onRtu(CmRtu r, InetAddress src) {
-        Id id = find(r.remoteCommId(), src);
+        CmConnection id = find(r.remoteCommId(), src);
         if (id != null && id.state == State.REP_SENT && id.remoteCommId == r.localCommId()) {
             establishPassive(id, r.privateData());
         }
     }
 
-    private void establishPassive(Id id, byte[] pd) {
+    void establishPassive(CmConnection id, byte[] pd) {
         id.cancelTimer();
         id.state = State.ESTABLISHED;
         id.emit(new CmEvent.Established(id, pd));
     }
 
     private void onRej(CmRej r, InetAddress src) {
-        Id id = byLocal.get(r.remoteCommId());
+        CmConnection id = byLocal.get(r.remoteCommId());
         if (id == null) {
-            Id p = byRemote.get(new RemoteKey(src, r.localCommId()));  // active side gave up before our REP
+            CmConnection p = byRemote.get(new RemoteKey(src, r.localCommId()));  // active side gave up before our REP
             if (p != null && p.state == State.REQ_RCVD) {
                 remove(p);
                 p.state = State.IDLE;
@@ -398,7 +396,7 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     private void onDreq(CmDreq r, long tid, InetAddress src) {
-        Id id = find(r.remoteCommId(), src);
+        CmConnection id = find(r.remoteCommId(), src);
         if (id != null && id.qp != null && r.remoteQpn() != id.qp.qpNum()) {
             return;                                             // §5.10: Linux ignores a DREQ for another QPN
         }
@@ -425,7 +423,7 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     private void onDrep(CmDrep r, InetAddress src) {
-        Id id = find(r.remoteCommId(), src);
+        CmConnection id = find(r.remoteCommId(), src);
         if (id != null && id.state == State.DREQ_SENT) {
             id.cancelTimer();
             enterTimewait(id);
@@ -434,7 +432,7 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     private void onMra(CmMra r, InetAddress src) {
-        Id id = byLocal.get(r.remoteCommId());
+        CmConnection id = byLocal.get(r.remoteCommId());
         if (id != null && id.remote.equals(src) && (id.state == State.REQ_SENT || id.state == State.REP_SENT)) {
             // §5.8: the peer needs more time: one longer wait, retries unchanged
             id.cancelTimer();
@@ -442,7 +440,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         }
     }
 
-    private void enterTimewait(Id id) {
+    void enterTimewait(CmConnection id) {
         id.cancelTimer();
         id.state = State.TIMEWAIT;
         RcAttributes a = id.qp == null ? null : id.qp.attributes();
@@ -454,7 +452,7 @@ public final class SoftConnectionManager implements ConnectionManager {
 
     /** Under the monitor: the timewait timer fires once the first id is due, late by at most the batch window. */
     private void armTimewait() {
-        Id first = timewait.peek();
+        CmConnection first = timewait.peek();
         if (first == null || shutdown) {
             return;
         }
@@ -475,7 +473,7 @@ public final class SoftConnectionManager implements ConnectionManager {
      * every connection (the answer came), and a cancelled task left queued would wake the timer thread
      * when its (seconds-long) timeout comes only to be discarded, and lengthen every queue operation.
      */
-    private void unschedule(ScheduledFuture<?> f) {
+    void unschedule(ScheduledFuture<?> f) {
         if (f.cancel(false) && f instanceof Runnable r) {
             port.timers().remove(r);
         }
@@ -487,7 +485,7 @@ public final class SoftConnectionManager implements ConnectionManager {
             synchronized (this) {
                 timewaitTimer = null;
                 long now = System.nanoTime();
-                Id id;
+                CmConnection id;
                 while ((id = timewait.peek()) != null && id.timewaitEnd - now <= 0) {
                     timewait.poll();
                     if (id.state == State.TIMEWAIT) {
@@ -508,7 +506,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         return new CmRej(localCommId, remoteCommId, rejected, reason, null, null);
     }
 
-    private void remove(Id id) {
+    void remove(CmConnection id) {
         byLocal.remove(id.localCommId, id);
         if (!id.active) {
             byRemote.remove(new RemoteKey(id.remote, id.remoteCommId), id);
@@ -538,260 +536,6 @@ public final class SoftConnectionManager implements ConnectionManager {
             synchronized (SoftConnectionManager.this) {
                 listeners.remove(serviceId, this);
             }
-        }
-    }
-
-    /** One connection endpoint. Guarded by the CM monitor. */
-    final class Id implements CmId {
-        final boolean active;
-        final InetAddress remote;
-        final long serviceId;
-        final CmEventHandler handler;
-        final Executor executor;
-        final int localCommId;
-        int remoteCommId;
-        State state = State.IDLE;
-        RcQueuePair qp;
-        ConnectParams params;
-        CmReq req;
-        CmMessage lastSent;
-        long tid;
-        long dreqTid;
-        /** Active side: the REQ's Starting PSN, the PSN this side expects to receive first (its rq_psn). */
-        int startPsn;
-        int pathMtu;
-        int retriesLeft;
-        long retryNanos;
-        ScheduledFuture<?> timer;
-        /** System.nanoTime() at which TIMEWAIT ends. */
-        long timewaitEnd;
-
-        Id(boolean active, InetAddress remote, long serviceId, CmEventHandler handler, Executor executor) {
-            this.active = active;
-            this.remote = remote;
-            this.serviceId = serviceId;
-            this.handler = handler;
-            this.executor = executor;
-            this.localCommId = newCommId();
-            byLocal.put(localCommId, this);
-        }
-
-        /** Under the monitor: queues {@code e} for the handler, after the packets queued before it. */
-        void emit(CmEvent e) {
-            outbox.add(new Emit(this, e));
-        }
-
-        /** From {@link #flush()}: hands {@code e} to the executor (the handler never runs under the monitor). */
-        void dispatch(CmEvent e) {
-            Executor ex = executor != null ? executor : port.events();
-            try {
-                ex.execute(() -> {
-                    try {
-                        handler.onEvent(e);
-                    } catch (RuntimeException x) {
-                        LOG.error("CM event handler failed on {}", e, x);
-                    }
-                });
-            } catch (java.util.concurrent.RejectedExecutionException x) {
-                LOG.debug("CM event {} dropped: its executor is shut down", e);   // device or application closing
-            }
-        }
-
-        void armRetry() {
-            schedule(retryNanos);
-        }
-
-        void schedule(long nanos) {
-            timer = port.timers().schedule(this::onRetryTimer, nanos, TimeUnit.NANOSECONDS);
-        }
-
-        void cancelTimer() {
-            if (timer != null) {
-                unschedule(timer);
-                timer = null;
-            }
-        }
-
-        private void onRetryTimer() {
-            try {
-                onRetryTimerLocked();
-            } finally {
-                flush();
-            }
-        }
-
-        private void onRetryTimerLocked() {
-            synchronized (SoftConnectionManager.this) {
-                timer = null;
-                if (state != State.REQ_SENT && state != State.REP_SENT && state != State.DREQ_SENT) {
-                    return;
-                }
-                if (retriesLeft > 0) {                          // §5.8: resend the identical MAD
-                    retriesLeft--;
-                    send(state == State.DREQ_SENT ? dreqMsg() : lastSent, state == State.DREQ_SENT ? dreqTid : tid,
-                            remote);
-                    armRetry();
-                    return;
-                }
-                switch (state) {
-                    case DREQ_SENT -> {
-                        enterTimewait(this);
-                        emit(new CmEvent.Disconnected(this));
-                    }
-                    default -> {
-                        if (qp != null && state == State.REP_SENT) {
-                            qp.toError();
-                        }
-                        state = State.IDLE;
-                        remove(this);
-                        emit(new CmEvent.ConnectTimeout(this));
-                    }
-                }
-            }
-        }
-
-        private CmDreq dreqMsg() {
-            return new CmDreq(localCommId, remoteCommId, qp.attributes().destQpn(), null);
-        }
-
-        @Override
-        public int localCommId() {
-            return localCommId;
-        }
-
-        @Override
-        public InetAddress remoteAddress() {
-            return remote;
-        }
-
-        @Override
-        public long serviceId() {
-            return serviceId;
-        }
-
-        @Override
-        public QueuePair queuePair() {
-            synchronized (SoftConnectionManager.this) {
-                return qp;
-            }
-        }
-
-        @Override
-        public void accept(QueuePair queuePair, AcceptParams p) {
-            if (!(queuePair instanceof RcQueuePair rq)) {
-                throw new VerbsException("accept needs a soft QP");
-            }
-            try {
-                acceptLocked(rq, p);
-            } finally {
-                flush();
-            }
-        }
-
-        private void acceptLocked(RcQueuePair rq, AcceptParams p) {
-            synchronized (SoftConnectionManager.this) {
-                if (active || state != State.REQ_RCVD) {
-                    throw new VerbsException("accept is only valid on a received request, state " + state);
-                }
-                CmReq r = req;
-                int mtu = PathMtu.bytes(Math.max(PathMtu.MTU_256, Math.min(PathMtu.MTU_4096, r.pathMtu())));
-                int rqPsn = random.nextInt() & 0xFFFFFF;
-                int maxRd = Math.min(p.initiatorDepth(), r.responderResources());
-                int maxDestRd = Math.min(p.responderResources(), r.initiatorDepth());
-                // §5.7: the passive QP's attributes come from the REQ. Its Starting PSN is the PSN the active
-                // side expects, so we send from it; ours, in the REP, is the PSN we expect (Linux cm.c)
-                rq.connect(new RcAttributes(remote, port.udpPort(), r.localQpn(), r.startingPsn(), rqPsn, mtu,
-                        r.retryCount(), r.rnrRetryCount(), r.primaryPath().localAckTimeout(), maxRd, maxDestRd,
-                        p.minRnrTimer()));
-                qp = rq;
-                lastSent = CmRep.rc(localCommId, remoteCommId, rq.qpNum(), rqPsn, maxDestRd, maxRd,
-                        targetAckDelay, p.rnrRetryCount(), caGuid, p.privateData());
-                state = State.REP_SENT;
-                retriesLeft = r.maxCmRetries();
-                retryNanos = CmTimeout.nanos(r.localCmResponseTimeout()) + 2 * CmTimeout.nanos(packetLifetime);
-                send(lastSent, tid, remote);
-                armRetry();
-                // communication established also when the first packet arrives before the RTU (§5.10)
-                rq.onFirstPacket(() -> {
-                    try {
-                        synchronized (SoftConnectionManager.this) {
-                            if (state == State.REP_SENT) {
-                                establishPassive(this, new byte[224]);
-                            }
-                        }
-                    } finally {
-                        flush();
-                    }
-                });
-            }
-        }
-
-        @Override
-        public void reject(byte[] privateData) {
-            if (privateData != null && privateData.length > REJ_PRIVATE_DATA) {
-                throw new IllegalArgumentException("REJ private data is at most 148 bytes");
-            }
-            try {
-                rejectLocked(privateData);
-            } finally {
-                flush();
-            }
-        }
-
-        private void rejectLocked(byte[] privateData) {
-            synchronized (SoftConnectionManager.this) {
-                if (active || state != State.REQ_RCVD) {
-                    throw new VerbsException("reject is only valid on a received request, state " + state);
-                }
-                // §5.10: Local Comm ID 0 when rejecting from REQ_RCVD
-                send(new CmRej(0, remoteCommId, CmTargetMessage.REQ, CmEvent.REJ_CONSUMER, null, privateData), tid,
-                        remote);
-                state = State.IDLE;
-                remove(this);
-            }
-        }
-
-        @Override
-        public void disconnect() {
-            try {
-                disconnectLocked();
-            } finally {
-                flush();
-            }
-        }
-
-        private void disconnectLocked() {
-            synchronized (SoftConnectionManager.this) {
-                switch (state) {
-                    case ESTABLISHED, REP_SENT -> {
-                        cancelTimer();
-                        qp.toError();
-                        state = State.DREQ_SENT;
-                        dreqTid = (long) tidHigh << 32 | localCommId & 0xFFFFFFFFL;   // §5.9 TID convention
-                        retriesLeft = params != null ? params.maxCmRetries() : req.maxCmRetries();
-                        send(dreqMsg(), dreqTid, remote);
-                        armRetry();
-                    }
-                    case REQ_SENT -> {
-                        // §5.8: giving up a pending REQ sends REJ reason 4 (timeout) with our CA GUID as ARI
-                        cancelTimer();
-                        byte[] ari = ByteBuffer.allocate(8).putLong(caGuid).array();
-                        send(new CmRej(localCommId, 0, CmTargetMessage.REQ, CmEvent.REJ_TIMEOUT, ari, null), tid,
-                                remote);
-                        state = State.IDLE;
-                        remove(this);
-                    }
-                    case REQ_RCVD -> rejectLocked(null);
-                    default -> {
-                    }
-                }
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "CmId[" + Integer.toHexString(localCommId) + (active ? " active " : " passive ")
-                    + remote.getHostAddress() + " sid=0x" + Long.toHexString(serviceId) + " " + state + "]";
         }
     }
 }
