@@ -3,8 +3,8 @@ package io.vibridge.verbs;
 /** Optional features a device may support. */
 public enum Capability {
     /**
-     * The user may answer inbound RDMA WRITE/READ on a registered address range itself
-     * ({@link ProtectionDomain#registerRemoteAccessHandler}); the gateway's cut-through needs it.
+     * The user may answer every inbound RDMA WRITE/READ of a queue pair itself
+     * ({@link QueuePair#setAccessHandler}); the gateway's cut-through needs it.
      */
     REMOTE_ACCESS_HANDLER,
     /**

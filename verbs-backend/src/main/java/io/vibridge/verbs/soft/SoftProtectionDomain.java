@@ -5,11 +5,8 @@ import io.vibridge.verbs.MemoryRegion;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.QpInitAttributes;
 import io.vibridge.verbs.QueuePair;
-import io.vibridge.verbs.RemoteAccessHandler;
-import io.vibridge.verbs.RemoteAccessRegion;
 import io.vibridge.verbs.soft.resource.SoftCompletionQueue;
 import io.vibridge.verbs.soft.resource.SoftMemoryRegion;
-import io.vibridge.verbs.soft.resource.SoftRemoteAccessRegion;
 import java.nio.ByteBuffer;
 import java.util.Set;
 
@@ -30,15 +27,6 @@ public final class SoftProtectionDomain implements ProtectionDomain {
             throw new IllegalArgumentException("a read-only buffer cannot be registered writable");
         }
         return new SoftMemoryRegion(this, device.keys(), directBuffer, access);
-    }
-
-    @Override
-    public RemoteAccessRegion registerRemoteAccessHandler(long address, long length, Set<Access> access,
-                                                          RemoteAccessHandler handler) {
-        if (handler == null) {
-            throw new IllegalArgumentException("handler required");
-        }
-        return new SoftRemoteAccessRegion(this, device.keys(), address, length, access, handler);
     }
 
     @Override

@@ -8,11 +8,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 public final class KeyTable {
     private static final int SLOTS = 1 << 16;
-    private final AtomicReferenceArray<SoftRegion> slots = new AtomicReferenceArray<>(SLOTS);
+    private final AtomicReferenceArray<SoftMemoryRegion> slots = new AtomicReferenceArray<>(SLOTS);
     private final int[] tags = new int[SLOTS];
     private int next = 1;
 
-    synchronized int register(SoftRegion region) {
+    synchronized int register(SoftMemoryRegion region) {
         for (int n = 0; n < SLOTS; n++) {
             int slot = next;
             next = next + 1 == SLOTS ? 1 : next + 1;
@@ -26,12 +26,12 @@ public final class KeyTable {
     }
 
     /** The region {@code key} names, or null; the transport checks its PD, rights and range. */
-    public SoftRegion lookup(int key) {
+    public SoftMemoryRegion lookup(int key) {
         int slot = key >>> 8;
         if (slot == 0 || slot >= SLOTS) {
             return null;
         }
-        SoftRegion r = slots.get(slot);
+        SoftMemoryRegion r = slots.get(slot);
         return r != null && r.rkey() == key ? r : null;
     }
 
