@@ -20,7 +20,6 @@ import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
-import java.util.EnumSet;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -121,7 +120,7 @@ public final class SoftDevice implements VerbsDevice, RocePort.Inbound {
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.REMOTE_ACCESS_HANDLER, Capability.OUT_OF_BAND_CONNECT);
+        return SoftProvider.CAPABILITIES;
     }
 
     @Override
