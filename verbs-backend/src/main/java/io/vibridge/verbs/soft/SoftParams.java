@@ -13,6 +13,7 @@ import java.net.SocketException;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,20 +42,26 @@ public record SoftParams(int interfaceMtu, int maxPathMtu, UdpSocket.Offload udp
 
     // ---------------------------------------------------------------- transport (rxe_param.h)
 
-    /** PSNs a requester may have unacknowledged: rxe RXE_MAX_UNACKED_PSNS (512 KiB in flight at MTU 4096). */
+    /**
+     * PSNs a requester may have unacknowledged: rxe RXE_MAX_UNACKED_PSNS (IB-WIRE-REFERENCE §4.10); 512 KiB
+     * in flight at MTU 4096.
+     */
     public static final int WINDOW = 128;
-    /** A requester sets AckReq at least every this many packets: rxe RXE_MAX_PKT_PER_ACK. */
+    /** A requester sets AckReq at least every this many packets: rxe RXE_MAX_PKT_PER_ACK (§2.4, §4.10). */
     public static final int MAX_PKT_PER_ACK = 64;
-    /** Number of the first QP (0 and 1 are the special QPs, IBA 10.2.5): rxe RXE_MIN_QP_INDEX. */
+    /** Number of the first ordinary QP (0 and 1 are SMI and GSI): rxe RXE_MIN_QP_INDEX (§4.10). */
     public static final int FIRST_QPN = 16;
-    /** QPs one device can hold (rxe allows RXE_MAX_QP = 0x10000; the gateway needs one per bridged connection). */
+    /** QPs one device can hold: the gateway needs one per bridged connection. */
     public static final int QP_SLOTS = 1 << 14;
 
     // ---------------------------------------------------------------- CM (IB-WIRE-REFERENCE §5)
 
-    /** Local CA ACK delay we announce in the REP (§4.10): rxe RXE_LOCAL_CA_ACK_DELAY. */
+    /** Local CA ACK delay we announce in the REP: rxe RXE_LOCAL_CA_ACK_DELAY (§4.10), 4.096 µs × 2^15. */
     public static final int TARGET_ACK_DELAY = 15;
-    /** Packet lifetime exponent added twice to the CM response timeout (§5.8): 4.3 ms; loopback needs little. */
+    /**
+     * Packet lifetime exponent, added twice to the CM response timeout (§5.8): 4.096 µs × 2^10 = 4.2 ms;
+     * loopback needs little.
+     */
     public static final int PACKET_LIFETIME = 10;
     /**
      * TimeWait is a minimum (§5.10: the QP number and comm ID stay reserved at least that long): exits due
@@ -77,7 +84,7 @@ public record SoftParams(int interfaceMtu, int maxPathMtu, UdpSocket.Offload udp
     public static final int IDLE_BATCHES = 64;
     /**
      * A source sending this many packets valid for an expected IP ID, and none needing the any-ID fallback,
-     * gets the full 32-bit ICRC check from then on (the module README, "ICRC").
+     * gets the full ICRC check from then on (module README, "ICRC decision").
      */
     public static final int ICRC_STRICT_AFTER = 8;
     /** How long fault injection holds a packet back at most when nothing follows it (a reorder). */
@@ -99,7 +106,8 @@ public record SoftParams(int interfaceMtu, int maxPathMtu, UdpSocket.Offload udp
         Map<String, String> o = config.options();
         for (String key : o.keySet()) {
             if (!OPTIONS.contains(key)) {
-                throw new VerbsException("unknown soft device option " + key + " (known: faults, max-mtu, netdev-mtu, udp-offload)");
+                throw new VerbsException("unknown soft device option " + key + " (known: "
+                        + String.join(", ", new TreeSet<>(OPTIONS)) + ")");
             }
         }
         int interfaceMtu = o.containsKey("netdev-mtu") ? netdevMtu(o.get("netdev-mtu")) : interfaceMtu(config.address());
