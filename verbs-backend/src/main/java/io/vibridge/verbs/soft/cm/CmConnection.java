@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * whose handlers (one per MAD) drive it; packets and events leave through the CM's outbox.
  */
 final class CmConnection implements CmId {
-    private static final Logger LOG = LoggerFactory.getLogger(CmConnection.class);
+    /** The CM's logger: the log categories stay what they were before this class had its own file. */
+    private static final Logger LOG = LoggerFactory.getLogger(SoftConnectionManager.class);
 
     /** The states of §5.10 this CM uses (no MRA is sent, so none of the MRA states occurs). */
     enum State { IDLE, REQ_SENT, REQ_RCVD, REP_SENT, ESTABLISHED, DREQ_SENT, DREQ_RCVD, TIMEWAIT }
@@ -80,7 +81,10 @@ final class CmConnection implements CmId {
         cm.outbox.add(new SoftConnectionManager.Emit(this, e));
     }
 
-    /** From {@link SoftConnectionManager#flush()}: hands {@code e} to the executor (the handler never runs under the monitor). */
+    /**
+     * From {@link SoftConnectionManager#flush()}: hands {@code e} to the executor (the handler never runs
+     * under the monitor).
+     */
     void dispatch(CmEvent e) {
         Executor ex = executor != null ? executor : cm.port.events();
         try {
