@@ -1,15 +1,42 @@
 package io.vibridge.verbs;
 
-/** Optional features a device may support. */
+/**
+ * Optional features a device may support ({@link VerbsDevice#capabilities()}). A caller that needs one
+ * should check for it when it starts, not discover its absence on the first connection.
+ */
 public enum Capability {
     /**
-     * The user may answer inbound RDMA WRITE/READ on a registered address range itself
-     * ({@link ProtectionDomain#registerRemoteAccessHandler}); the gateway's cut-through needs it.
+     * The user may answer every inbound RDMA WRITE/READ of a queue pair itself
+     * ({@link QueuePair#setAccessHandler}); the gateway's cut-through needs it.
      */
     REMOTE_ACCESS_HANDLER,
     /**
      * A queue pair can be connected out of band ({@link QueuePair#connect(QpConnection)}), without the CM, as
      * {@code ibv_modify_qp} does for {@code ibv_rc_pingpong} and perftest without {@code -R}.
      */
-    OUT_OF_BAND_CONNECT
+    OUT_OF_BAND_CONNECT,
+    /**
+     * CM private data reaches the other side whole: the REQ's (up to
+     * {@link ConnectionManager#REQ_PRIVATE_DATA} = 92 bytes, the size of the CM-MAPPING Hello) in
+     * {@link CmEvent.ConnectRequest#privateData()} and the REP's (up to
+     * {@link ConnectionManager#REP_PRIVATE_DATA} = 196 bytes, given to {@link CmId#accept}) in
+     * {@link CmEvent.Established#privateData()}, byte for byte. Without it those arrays may be empty or cut
+     * short (rdma_cm over IB has only 56 usable REQ bytes; DiSNI exposes none), so a handshake carried in
+     * private data cannot run.
+     */
+    CM_PRIVATE_DATA,
+    /**
+     * {@link ConnectionManager#listen} and {@link ConnectionManager#connect} take any 64-bit Service ID.
+     * Without it only rdma_cm's port-space IDs, {@code 0x0000000001PPxxxx} (PP the port space, xxxx the
+     * port), are certain to work, and others may be refused with a {@link VerbsException}.
+     */
+    ANY_SERVICE_ID,
+    /**
+     * {@link ConnectionManager#connect} honours {@link ConnectParams#maxCmRetries()},
+     * {@link ConnectParams#localAckTimeout()}, {@link ConnectParams#minRnrTimer()} and
+     * {@link ConnectParams#pathMtu()} (capped at {@link VerbsDevice#maxPathMtu()}): the REQ carries them and
+     * the queue pairs use them (IB-WIRE-REFERENCE §5.7). Without it the provider may choose its own values
+     * for these (rdma_cm takes them from the port and its module parameters) and ignore the caller's.
+     */
+    CM_RETRY_CONTROL
 }

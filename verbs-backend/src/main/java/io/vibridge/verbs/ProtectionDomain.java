@@ -8,13 +8,6 @@ public interface ProtectionDomain extends AutoCloseable {
     /** Registers a direct buffer (its whole capacity). */
     MemoryRegion registerMemory(ByteBuffer directBuffer, Set<Access> access);
 
-    /**
-     * Registers a handler-answered address range with no local memory (needs
-     * {@link Capability#REMOTE_ACCESS_HANDLER}, else {@link UnsupportedOperationException}).
-     */
-    RemoteAccessRegion registerRemoteAccessHandler(long address, long length, Set<Access> access,
-                                                   RemoteAccessHandler handler);
-
     QueuePair createQueuePair(QpInitAttributes attributes);
 
     @Override

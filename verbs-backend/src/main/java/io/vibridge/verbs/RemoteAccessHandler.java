@@ -3,30 +3,13 @@ package io.vibridge.verbs;
 import java.nio.ByteBuffer;
 
 /**
- * Answers remote access to a region with no local memory ({@link Capability#REMOTE_ACCESS_HANDLER}).
- * Called on the provider's receive thread: return quickly, never block.
+ * Only the home of {@link ReadResponder} now: the region-level handler this interface was (answering
+ * remote access to a registered range) is gone, production interception being QP-level
+ * ({@link QueuePairAccessHandler}). ReadResponder stays here because the gateway names it
+ * {@code RemoteAccessHandler.ReadResponder}; making it top-level is a gateway change.
  */
 public interface RemoteAccessHandler {
-    /**
-     * One inbound RDMA WRITE packet. {@code payload} is only valid during the call (copy it).
-     *
-     * @param va       the address this segment is written to
-     * @param first    first packet of the WRITE message
-     * @param last     last packet of the WRITE message
-     * @param hasImm   the message carries immediate data (only meaningful when {@code last}); the
-     *                 immediate is also delivered as a receive completion on the QP
-     * @return false to refuse the segment for now (backpressure): the packet is dropped unacknowledged
-     *         and the requester retransmits it later; nothing is queued
-     */
-    boolean onWrite(long va, ByteBuffer payload, boolean first, boolean last, boolean hasImm, int immediate);
-
-    /**
-     * An inbound RDMA READ of {@code length} bytes at {@code va}. Complete {@code responder} later, from any
-     * thread, exactly once.
-     */
-    void onRead(long va, int length, ReadResponder responder);
-
-    /** Completes one inbound READ. */
+    /** Completes one inbound READ ({@link QueuePairAccessHandler#onRead}). */
     interface ReadResponder {
         /** Sends {@code data} (position..limit, exactly the requested length) as the READ response. */
         void complete(ByteBuffer data);

@@ -3,9 +3,7 @@ package io.vibridge.verbs;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
@@ -22,16 +20,7 @@ class ArchitectureTest {
 
     @Test
     void packagesAreFreeOfCycles() {
-        slices().matching("io.vibridge.verbs.(**)").should().beFreeOfCycles()
-                // Known cycle, broken by the packet-port step of the redesign: soft <-> soft.transport <-> soft.cm
-                // (SoftDevice's internals are what the transport and the CM call).
-                .ignoreDependency(inSoftCore(), inSoftCore())
-                .check(MAIN);
-    }
-
-    private static DescribedPredicate<JavaClass> inSoftCore() {
-        return JavaClass.Predicates.resideInAnyPackage(
-                "io.vibridge.verbs.soft", "io.vibridge.verbs.soft.transport", "io.vibridge.verbs.soft.cm");
+        slices().matching("io.vibridge.verbs.(**)").should().beFreeOfCycles().check(MAIN);
     }
 
     @Test

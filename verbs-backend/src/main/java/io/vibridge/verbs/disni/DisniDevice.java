@@ -15,15 +15,14 @@ import io.vibridge.verbs.VerbsException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
  * A DiSNI device: the verbs context of the RDMA device that holds the configured IP address, found by
- * binding an rdma_cm id to it. Counters are not available from DiSNI (all zero). No
- * {@link Capability#REMOTE_ACCESS_HANDLER}: the hardware answers remote access itself.
+ * binding an rdma_cm id to it. Counters are not available from DiSNI (all zero). No {@link Capability}
+ * at all ({@link DisniProvider#CAPABILITIES} says why).
  */
 public final class DisniDevice implements VerbsDevice {
     private final DeviceConfig config;
@@ -112,7 +111,7 @@ public final class DisniDevice implements VerbsDevice {
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.noneOf(Capability.class);
+        return DisniProvider.CAPABILITIES;
     }
 
     @Override

@@ -7,8 +7,6 @@ import io.vibridge.verbs.MemoryRegion;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.QpInitAttributes;
 import io.vibridge.verbs.QueuePair;
-import io.vibridge.verbs.RemoteAccessHandler;
-import io.vibridge.verbs.RemoteAccessRegion;
 import io.vibridge.verbs.VerbsException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -50,14 +48,6 @@ final class DisniProtectionDomain implements ProtectionDomain {
         } catch (IOException e) {
             throw new VerbsException("ibv_reg_mr failed: " + e, e);
         }
-    }
-
-    @Override
-    public RemoteAccessRegion registerRemoteAccessHandler(long address, long length, Set<Access> access,
-                                                          RemoteAccessHandler handler) {
-        throw new UnsupportedOperationException(
-                "the disni provider cannot let the application answer remote access (hardware does it); "
-                        + "capability REMOTE_ACCESS_HANDLER is absent");
     }
 
     @Override

@@ -1,8 +1,10 @@
 package io.vibridge.verbs.disni;
 
+import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.DeviceConfig;
 import io.vibridge.verbs.VerbsDevice;
 import io.vibridge.verbs.VerbsProvider;
+import java.util.Set;
 
 /**
  * Hardware provider over DiSNI 2.1 (libdisni + libibverbs + librdmacm). Usable only when the native
@@ -11,6 +13,14 @@ import io.vibridge.verbs.VerbsProvider;
  */
 public final class DisniProvider implements VerbsProvider {
     public static final String NAME = "disni";
+    /**
+     * None. The hardware answers remote access itself (no REMOTE_ACCESS_HANDLER) and QPs connect through
+     * rdma_cm only (no OUT_OF_BAND_CONNECT). DiSNI 2.1's rdma_cm binding (DisniConnectionManager) emits
+     * empty private data in ConnectRequest and Established (no CM_PRIVATE_DATA), accepts only TCP
+     * port-space Service IDs 0x106xxxx (no ANY_SERVICE_ID), and uses only the CM response timeout,
+     * private data, read depths and retry counts of ConnectParams (no CM_RETRY_CONTROL).
+     */
+    static final Set<Capability> CAPABILITIES = Set.of();
     private static volatile String loadError;
     private static volatile boolean loaded;
 

@@ -5,8 +5,8 @@ import io.vibridge.verbs.MemoryRegion;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.QpInitAttributes;
 import io.vibridge.verbs.QueuePair;
-import io.vibridge.verbs.RemoteAccessHandler;
-import io.vibridge.verbs.RemoteAccessRegion;
+import io.vibridge.verbs.soft.resource.SoftCompletionQueue;
+import io.vibridge.verbs.soft.resource.SoftMemoryRegion;
 import java.nio.ByteBuffer;
 import java.util.Set;
 
@@ -18,10 +18,6 @@ public final class SoftProtectionDomain implements ProtectionDomain {
         this.device = device;
     }
 
-    public SoftDevice device() {
-        return device;
-    }
-
     @Override
     public MemoryRegion registerMemory(ByteBuffer directBuffer, Set<Access> access) {
         if (directBuffer == null || !directBuffer.isDirect()) {
@@ -30,16 +26,7 @@ public final class SoftProtectionDomain implements ProtectionDomain {
         if (directBuffer.isReadOnly() && (access.contains(Access.LOCAL_WRITE) || access.contains(Access.REMOTE_WRITE))) {
             throw new IllegalArgumentException("a read-only buffer cannot be registered writable");
         }
-        return new SoftMemoryRegion(this, directBuffer, access);
-    }
-
-    @Override
-    public RemoteAccessRegion registerRemoteAccessHandler(long address, long length, Set<Access> access,
-                                                          RemoteAccessHandler handler) {
-        if (handler == null) {
-            throw new IllegalArgumentException("handler required");
-        }
-        return new SoftRemoteAccessRegion(this, address, length, access, handler);
+        return new SoftMemoryRegion(this, device.keys(), directBuffer, access);
     }
 
     @Override
@@ -53,11 +40,6 @@ public final class SoftProtectionDomain implements ProtectionDomain {
     @Override
     public void close() {
         // regions and QPs are closed individually
-    }
-
-    /** Internal: the region an R_Key names, or null; the transport checks its PD, rights and range. */
-    public SoftRegion lookupKey(int key) {
-        return device.keys().lookup(key);
     }
 
 }

@@ -1,16 +1,26 @@
 package io.vibridge.verbs.soft;
 
+import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.DeviceConfig;
 import io.vibridge.verbs.VerbsDevice;
 import io.vibridge.verbs.VerbsProvider;
 import java.net.Inet4Address;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
- * The pure-Java RoCEv2 provider. Options: {@code faults} = "drop=..,dup=..,reorder=..,corrupt=..,seed=.."
- * (egress fault injection, also settable at runtime with {@link SoftDevice#setFaults}).
+ * The pure-Java RoCEv2 provider. Device options: {@link SoftParams} ({@code faults}, egress fault injection,
+ * is also settable at runtime with {@link SoftDevice#setFaults}).
  */
 public final class SoftProvider implements VerbsProvider {
     public static final String NAME = "soft";
+    /**
+     * All of them: QP-level access handlers and out-of-band connect are the engine's own; its CM carries
+     * 92/196 bytes of REQ/REP private data, takes any Service ID and puts ConnectParams' timers and MTU in
+     * the REQ (IB-WIRE-REFERENCE §5.3, §5.7).
+     */
+    static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(EnumSet.allOf(Capability.class));
 
     @Override
     public String name() {

@@ -32,23 +32,23 @@ class PortMtuTest {
     void portMaxFromInterfaceMtu(int netdev, int ib) {
         // netdev − (GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4) rounded down; 256 at least, as rxe
         assertThat(PathMtu.portMaxBytes(netdev)).isEqualTo(ib);
-        assertThat(SoftDevice.maxPathMtu(netdev, null)).isEqualTo(ib);
+        assertThat(SoftParams.maxPathMtu(netdev, null)).isEqualTo(ib);
     }
 
     @Test
     void maxMtuOptionCapsButNeverRaises() {
-        assertThat(SoftDevice.maxPathMtu(65536, "1024")).isEqualTo(1024);
-        assertThat(SoftDevice.maxPathMtu(1500, "4096")).isEqualTo(1024);
-        assertThatThrownBy(() -> SoftDevice.maxPathMtu(1500, "1000")).isInstanceOf(VerbsException.class)
+        assertThat(SoftParams.maxPathMtu(65536, "1024")).isEqualTo(1024);
+        assertThat(SoftParams.maxPathMtu(1500, "4096")).isEqualTo(1024);
+        assertThatThrownBy(() -> SoftParams.maxPathMtu(1500, "1000")).isInstanceOf(VerbsException.class)
                 .hasMessageContaining("max-mtu");
-        assertThatThrownBy(() -> SoftDevice.interfaceMtu(InetAddress.getLoopbackAddress(), "x"))
+        assertThatThrownBy(() -> SoftParams.netdevMtu("x"))
                 .isInstanceOf(VerbsException.class).hasMessageContaining("netdev-mtu");
     }
 
     @Test
     void loopbackAddressesAreOnTheLoopbackInterface() throws Exception {
         int lo = NetworkInterface.getByInetAddress(InetAddress.getLoopbackAddress()).getMTU();
-        assertThat(SoftDevice.interfaceMtu(InetAddress.getByName("127.0.0.33"), null)).isEqualTo(lo);
+        assertThat(SoftParams.interfaceMtu(InetAddress.getByName("127.0.0.33"))).isEqualTo(lo);
         try (VerbsDevice d = TestDevices.open()) {
             assertThat(((SoftDevice) d).interfaceMtu()).isEqualTo(lo);
             assertThat(d.maxPathMtu()).isEqualTo(PathMtu.portMaxBytes(lo));

@@ -141,6 +141,30 @@ class QueuePairAccessHandlerTest {
     }
 
     /**
+     * A SEND behind a READ the handler answers later (from another thread): the SEND's ACK arrives before the
+     * READ's response and must not be lost, and the READ still completes first (ported from the region-level
+     * CutThroughTest).
+     */
+    @Test
+    void aSendBehindAReadAnsweredLaterCompletesAfterIt() throws Exception {
+        for (int i = 0; i < 9000; i++) {
+            store.put(5000 + i, (byte) (i ^ 0x55));
+        }
+        readDelayMillis.set(20);
+        c.a.post(new SendWorkRequest().set(1, WrOpcode.RDMA_READ, c.a.mr, 0, 9000).remote(VA + 5000, RKEY));
+        c.b.postRecv(9, 0, 100);
+        c.a.post(new SendWorkRequest().set(2, WrOpcode.SEND, c.a.mr, 20_000, 10));
+        WorkCompletion rd = c.a.next();
+        assertThat(rd.wrId).isEqualTo(1);
+        assertThat(rd.status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(c.a.mr.buffer().slice(0, 9000)).isEqualTo(store.slice(5000, 9000));
+        WorkCompletion send = c.a.next();
+        assertThat(send.wrId).isEqualTo(2);
+        assertThat(send.status).isEqualTo(WcStatus.SUCCESS);
+        assertThat(c.b.next().wrId).isEqualTo(9);
+    }
+
+    /**
      * IB-WIRE-REFERENCE §4.6 / rxe duplicate_request: a READ retransmitted while the handler still answers the first
      * one is not handed over again (the gateway would read the VI client twice); the one answer, from the
      * READ's first PSN, completes the requester's READ.

@@ -1,6 +1,5 @@
 package io.vibridge.verbs.soft.cm;
 
-import io.vibridge.verbs.AcceptParams;
 import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.CmEventHandler;
 import io.vibridge.verbs.CmId;
@@ -9,7 +8,8 @@ import io.vibridge.verbs.ConnectionManager;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePair;
 import io.vibridge.verbs.VerbsException;
-import io.vibridge.verbs.soft.SoftDevice;
+import io.vibridge.verbs.soft.cm.CmConnection.State;
+import io.vibridge.verbs.soft.port.PacketPort;
 import io.vibridge.verbs.soft.transport.RcAttributes;
 import io.vibridge.verbs.soft.transport.RcQueuePair;
 import io.vibridge.verbs.soft.wire.Bth;
@@ -63,45 +63,39 @@ public final class SoftConnectionManager implements ConnectionManager {
     private static final int MAD_OFFSET = Bth.LENGTH + Deth.LENGTH;
     /** Hop limit of the REQ's primary path, as rdma_cm sends over RoCEv2 (§5.3). */
     private static final int HOP_LIMIT = 64;
-    /** Packet lifetime exponent used in the REQ timeout (§5.8); loopback needs little. */
-    static final int PACKET_LIFETIME = 10;
-    /** Local CA ACK delay we announce in REP (rxe value, §4.10). */
-    static final int TARGET_ACK_DELAY = 15;
     static final int REJ_INVALID_PRIMARY_GID = 12;
-    /**
-     * TimeWait is a minimum (§5.10: the QP number and comm ID stay reserved at least that long): exits are
-     * served by one timer, which lets ids due within this much of the first leave together (one timer
-     * wake-up and one burst of TimewaitExit events instead of one each per connection).
-     */
-    static final long TIMEWAIT_BATCH_NANOS = 5_000_000L;
     static final int REJ_INVALID_PATH_MTU = 26;
 
-    enum State { IDLE, REQ_SENT, REQ_RCVD, REP_SENT, ESTABLISHED, DREQ_SENT, DREQ_RCVD, TIMEWAIT }
-
-    private final SoftDevice device;
-    private final long caGuid;
+    final PacketPort port;
+    /** Packet lifetime exponent used in the REQ timeout (SoftParams.PACKET_LIFETIME). */
+    final int packetLifetime;
+    /** Local CA ACK delay we announce in REP (SoftParams.TARGET_ACK_DELAY). */
+    final int targetAckDelay;
+    /** TIMEWAIT exits due within this much of the first leave together (SoftParams.timewaitBatchNanos). */
+    private final long timewaitBatchNanos;
+    final long caGuid;
     /**
      * Comm IDs and starting PSNs: a fast generator seeded once from SecureRandom (a SecureRandom call per
      * connection reads /dev/urandom under a lock). Used under the CM monitor.
      */
-    private final java.util.random.RandomGenerator random =
+    final java.util.random.RandomGenerator random =
             java.util.random.RandomGeneratorFactory.of("L64X128MixRandom").create(new SecureRandom().nextLong());
     private final Map<Long, Listener> listeners = new HashMap<>();
-    private final Map<Integer, Id> byLocal = new HashMap<>();
-    private final Map<RemoteKey, Id> byRemote = new HashMap<>();
+    final Map<Integer, CmConnection> byLocal = new HashMap<>();
+    private final Map<RemoteKey, CmConnection> byRemote = new HashMap<>();
     /** Ids in TIMEWAIT by exit time, and the one timer serving them (guarded by the monitor). */
-    private final java.util.PriorityQueue<Id> timewait =
+    private final java.util.PriorityQueue<CmConnection> timewait =
             new java.util.PriorityQueue<>((a, b) -> Long.compare(a.timewaitEnd - b.timewaitEnd, 0));
     private ScheduledFuture<?> timewaitTimer;
     private long timewaitTimerAt;
     private final Gid localGid;
     /** Packets ({@link Outgoing}) and events ({@link Emit}) in the order they were decided under the monitor. */
-    private final ConcurrentLinkedQueue<Object> outbox = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<Object> outbox = new ConcurrentLinkedQueue<>();
     /** Held by the one thread draining the outbox; guards tx, writer and udPsn. */
     private final ReentrantLock outLock = new ReentrantLock();
     private final ByteBuffer tx = ByteBuffer.allocateDirect(512);
     private final PacketWriter writer = new PacketWriter();
-    private final int tidHigh;
+    final int tidHigh;
     private int udPsn;
     private boolean shutdown;
 
@@ -110,20 +104,23 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     /** An event for its id's handler, handed to the id's executor. */
-    private record Emit(Id id, CmEvent event) {
+    record Emit(CmConnection id, CmEvent event) {
     }
 
     private record RemoteKey(InetAddress address, int commId) {
     }
 
-    public SoftConnectionManager(SoftDevice device) {
-        this.device = device;
-        byte[] ip = device.ip4();
+    public SoftConnectionManager(PacketPort port, int packetLifetime, int targetAckDelay, long timewaitBatchNanos) {
+        this.port = port;
+        this.packetLifetime = packetLifetime;
+        this.targetAckDelay = targetAckDelay;
+        this.timewaitBatchNanos = timewaitBatchNanos;
+        byte[] ip = port.address().getAddress();
         // EUI-64-like node GUID derived from the IP address
         this.caGuid = 0x020000FFFE000000L | (ip[0] & 0xFFL) << 40 | (ip[1] & 0xFFL) << 32
                 | (ip[2] & 0xFFL) << 8 | (ip[3] & 0xFFL);
         this.tidHigh = random.nextInt();
-        this.localGid = Gid.of(device.address());
+        this.localGid = Gid.of(port.address());
     }
 
     // ---------------------------------------------------------------- API
@@ -152,10 +149,10 @@ public final class SoftConnectionManager implements ConnectionManager {
 
     private CmId connectLocked(ConnectParams p, RcQueuePair rq, CmEventHandler handler, Executor executor) {
         synchronized (this) {
-            Id id = new Id(true, p.remote(), p.serviceId(), handler, executor);
+            CmConnection id = new CmConnection(this, true, p.remote(), p.serviceId(), handler, executor);
             id.qp = rq;
             id.params = p;
-            id.pathMtu = Math.min(p.pathMtu(), device.maxPathMtu());     // REF §1.4: never above the port's
+            id.pathMtu = Math.min(p.pathMtu(), port.maxPathMtu());     // REF §1.4: never above the port's
             id.startPsn = random.nextInt() & 0xFFFFFF;
             id.tid = (long) tidHigh << 32 | id.localCommId & 0xFFFFFFFFL;
             id.lastSent = CmReq.rc(id.localCommId, p.serviceId(), caGuid, rq.qpNum(), id.startPsn,
@@ -164,7 +161,7 @@ public final class SoftConnectionManager implements ConnectionManager {
                     CmPath.roce(localGid, Gid.of(p.remote()), 0, HOP_LIMIT, p.localAckTimeout()), p.privateData());
             id.state = State.REQ_SENT;
             id.retriesLeft = p.maxCmRetries();
-            id.retryNanos = CmTimeout.nanos(p.cmResponseTimeout()) + 2 * CmTimeout.nanos(PACKET_LIFETIME);
+            id.retryNanos = CmTimeout.nanos(p.cmResponseTimeout()) + 2 * CmTimeout.nanos(packetLifetime);
             send(id.lastSent, id.tid, p.remote());
             id.armRetry();
             return id;
@@ -173,7 +170,7 @@ public final class SoftConnectionManager implements ConnectionManager {
 
     public synchronized void shutdown() {
         shutdown = true;
-        for (Id id : byLocal.values()) {
+        for (CmConnection id : byLocal.values()) {
             id.cancelTimer();
         }
         if (timewaitTimer != null) {
@@ -182,7 +179,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         }
     }
 
-    private int newCommId() {
+    int newCommId() {
         int c;
         do {
             c = random.nextInt();
@@ -191,7 +188,7 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     /** Under the monitor: queues {@code m} for sending once the monitor is released ({@link #flush()}). */
-    private void send(CmMessage m, long tid, InetAddress to) {
+    void send(CmMessage m, long tid, InetAddress to) {
         if (shutdown) {
             return;
         }
@@ -204,7 +201,7 @@ public final class SoftConnectionManager implements ConnectionManager {
      * caller that finds another draining leaves its entries to it (the drainer looks again after
      * releasing {@link #outLock}, so nothing is left behind).
      */
-    private void flush() {
+    void flush() {
         while (!outbox.isEmpty()) {
             if (!outLock.tryLock()) {
                 return;
@@ -229,8 +226,8 @@ public final class SoftConnectionManager implements ConnectionManager {
     private void transmit(Outgoing g) {
         udPsn = Psn.next(udPsn);
         int total = CmCodec.writeGsiPacket(writer, tx, 0, udPsn, g.message, g.tid);     // UD SEND Only to QP1 (§5.1)
-        InetSocketAddress dst = new InetSocketAddress(g.to, device.port());
-        device.transmit(tx, total, dst, Gid.ipv4(g.to.getAddress()));
+        InetSocketAddress dst = new InetSocketAddress(g.to, port.udpPort());
+        port.transmit(tx, total, dst, Gid.ipv4(g.to.getAddress()));
     }
 
     // ---------------------------------------------------------------- receive
@@ -238,14 +235,14 @@ public final class SoftConnectionManager implements ConnectionManager {
     /** Receive thread: a UD packet for QP1 ({@code len} excludes the ICRC). */
     public void onPacket(ByteBuffer pkt, int len, InetAddress src) {
         if (len != MAD_OFFSET + Mad.LENGTH || Deth.qkey(pkt, Bth.LENGTH) != Mad.GSI_QKEY) {
-            device.rawCounters().malformedDrops.increment();
+            port.counters().malformedDrops.increment();
             return;
         }
         CmMad mad;
         try {
             mad = CmCodec.decodeMad(pkt, MAD_OFFSET);
         } catch (MalformedPacketException e) {
-            device.rawCounters().malformedDrops.increment();
+            port.counters().malformedDrops.increment();
             return;
         }
         long tid = mad.header().transactionId();
@@ -272,7 +269,7 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     private void onReq(CmReq r, long tid, InetAddress src) {
-        Id old = byRemote.get(new RemoteKey(src, r.localCommId()));
+        CmConnection old = byRemote.get(new RemoteKey(src, r.localCommId()));
         if (old != null) {                                      // duplicate REQ (§5.9)
             switch (old.state) {
                 case REP_SENT, ESTABLISHED -> send(old.lastSent, old.tid, src);
@@ -294,14 +291,14 @@ public final class SoftConnectionManager implements ConnectionManager {
             send(rej(0, r.localCommId(), CmTargetMessage.REQ, REJ_INVALID_PRIMARY_GID), tid, src);
             return;
         }
-        if (PathMtu.isValid(r.pathMtu()) && PathMtu.bytes(r.pathMtu()) > device.maxPathMtu()) {
+        if (PathMtu.isValid(r.pathMtu()) && PathMtu.bytes(r.pathMtu()) > port.maxPathMtu()) {
             // REF §1.4: both QPs use the REQ's MTU, and our link cannot carry it: REJ 26 (Invalid path MTU)
             LOG.warn("REQ from {} asks for path MTU {} above this port's {}: rejected (26)", src.getHostAddress(),
-                    PathMtu.bytes(r.pathMtu()), device.maxPathMtu());
+                    PathMtu.bytes(r.pathMtu()), port.maxPathMtu());
             send(rej(0, r.localCommId(), CmTargetMessage.REQ, REJ_INVALID_PATH_MTU), tid, src);
             return;
         }
-        Id id = new Id(false, src, r.serviceId(), l.handler, l.executor);
+        CmConnection id = new CmConnection(this, false, src, r.serviceId(), l.handler, l.executor);
         id.remoteCommId = r.localCommId();
         id.req = r;
         id.tid = tid;
@@ -311,13 +308,13 @@ public final class SoftConnectionManager implements ConnectionManager {
                 r.initiatorDepth()));
     }
 
-    private Id find(int ourCommId, InetAddress src) {
-        Id id = byLocal.get(ourCommId);
+    private CmConnection find(int ourCommId, InetAddress src) {
+        CmConnection id = byLocal.get(ourCommId);
         return id != null && id.remote.equals(src) ? id : null;
     }
 
     private void onRep(CmRep r, InetAddress src) {
-        Id id = find(r.remoteCommId(), src);
+        CmConnection id = find(r.remoteCommId(), src);
         if (id == null || !id.active) {
             return;
         }
@@ -334,7 +331,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         try {
             // IB-WIRE-REFERENCE §5.7 (Linux cm.c: cm_rep_handler sets sq_psn from the REP, ib_send_cm_req rq_psn
             // from its own REQ): the REP's Starting PSN is the PSN the passive side expects, so we send from it
-            id.qp.connect(new RcAttributes(src, device.port(), r.localQpn(), r.startingPsn(), id.startPsn,
+            id.qp.connect(new RcAttributes(src, port.udpPort(), r.localQpn(), r.startingPsn(), id.startPsn,
                     id.pathMtu, p.retryCount(), r.rnrRetryCount(), p.localAckTimeout(),
                     Math.min(p.initiatorDepth(), r.responderResources()), p.responderResources(), p.minRnrTimer()));
         } catch (VerbsException e) {
@@ -352,22 +349,22 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     private void onRtu(CmRtu r, InetAddress src) {
-        Id id = find(r.remoteCommId(), src);
+        CmConnection id = find(r.remoteCommId(), src);
         if (id != null && id.state == State.REP_SENT && id.remoteCommId == r.localCommId()) {
             establishPassive(id, r.privateData());
         }
     }
 
-    private void establishPassive(Id id, byte[] pd) {
+    void establishPassive(CmConnection id, byte[] pd) {
         id.cancelTimer();
         id.state = State.ESTABLISHED;
         id.emit(new CmEvent.Established(id, pd));
     }
 
     private void onRej(CmRej r, InetAddress src) {
-        Id id = byLocal.get(r.remoteCommId());
+        CmConnection id = byLocal.get(r.remoteCommId());
         if (id == null) {
-            Id p = byRemote.get(new RemoteKey(src, r.localCommId()));  // active side gave up before our REP
+            CmConnection p = byRemote.get(new RemoteKey(src, r.localCommId()));  // active side gave up before our REP
             if (p != null && p.state == State.REQ_RCVD) {
                 remove(p);
                 p.state = State.IDLE;
@@ -399,7 +396,7 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     private void onDreq(CmDreq r, long tid, InetAddress src) {
-        Id id = find(r.remoteCommId(), src);
+        CmConnection id = find(r.remoteCommId(), src);
         if (id != null && id.qp != null && r.remoteQpn() != id.qp.qpNum()) {
             return;                                             // §5.10: Linux ignores a DREQ for another QPN
         }
@@ -426,7 +423,7 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     private void onDrep(CmDrep r, InetAddress src) {
-        Id id = find(r.remoteCommId(), src);
+        CmConnection id = find(r.remoteCommId(), src);
         if (id != null && id.state == State.DREQ_SENT) {
             id.cancelTimer();
             enterTimewait(id);
@@ -435,7 +432,7 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     private void onMra(CmMra r, InetAddress src) {
-        Id id = byLocal.get(r.remoteCommId());
+        CmConnection id = byLocal.get(r.remoteCommId());
         if (id != null && id.remote.equals(src) && (id.state == State.REQ_SENT || id.state == State.REP_SENT)) {
             // §5.8: the peer needs more time: one longer wait, retries unchanged
             id.cancelTimer();
@@ -443,7 +440,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         }
     }
 
-    private void enterTimewait(Id id) {
+    void enterTimewait(CmConnection id) {
         id.cancelTimer();
         id.state = State.TIMEWAIT;
         RcAttributes a = id.qp == null ? null : id.qp.attributes();
@@ -455,11 +452,11 @@ public final class SoftConnectionManager implements ConnectionManager {
 
     /** Under the monitor: the timewait timer fires once the first id is due, late by at most the batch window. */
     private void armTimewait() {
-        Id first = timewait.peek();
+        CmConnection first = timewait.peek();
         if (first == null || shutdown) {
             return;
         }
-        long at = first.timewaitEnd + TIMEWAIT_BATCH_NANOS;
+        long at = first.timewaitEnd + timewaitBatchNanos;
         if (timewaitTimer != null) {
             if (timewaitTimerAt - at <= 0) {
                 return;                                         // fires early enough already
@@ -467,7 +464,7 @@ public final class SoftConnectionManager implements ConnectionManager {
             unschedule(timewaitTimer);
         }
         timewaitTimerAt = at;
-        timewaitTimer = device.timers().schedule(this::onTimewaitTimer, Math.max(0, at - System.nanoTime()),
+        timewaitTimer = port.timers().schedule(this::onTimewaitTimer, Math.max(0, at - System.nanoTime()),
                 TimeUnit.NANOSECONDS);
     }
 
@@ -476,9 +473,9 @@ public final class SoftConnectionManager implements ConnectionManager {
      * every connection (the answer came), and a cancelled task left queued would wake the timer thread
      * when its (seconds-long) timeout comes only to be discarded, and lengthen every queue operation.
      */
-    private void unschedule(ScheduledFuture<?> f) {
+    void unschedule(ScheduledFuture<?> f) {
         if (f.cancel(false) && f instanceof Runnable r) {
-            device.timers().remove(r);
+            port.timers().remove(r);
         }
     }
 
@@ -488,7 +485,7 @@ public final class SoftConnectionManager implements ConnectionManager {
             synchronized (this) {
                 timewaitTimer = null;
                 long now = System.nanoTime();
-                Id id;
+                CmConnection id;
                 while ((id = timewait.peek()) != null && id.timewaitEnd - now <= 0) {
                     timewait.poll();
                     if (id.state == State.TIMEWAIT) {
@@ -509,7 +506,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         return new CmRej(localCommId, remoteCommId, rejected, reason, null, null);
     }
 
-    private void remove(Id id) {
+    void remove(CmConnection id) {
         byLocal.remove(id.localCommId, id);
         if (!id.active) {
             byRemote.remove(new RemoteKey(id.remote, id.remoteCommId), id);
@@ -539,260 +536,6 @@ public final class SoftConnectionManager implements ConnectionManager {
             synchronized (SoftConnectionManager.this) {
                 listeners.remove(serviceId, this);
             }
-        }
-    }
-
-    /** One connection endpoint. Guarded by the CM monitor. */
-    final class Id implements CmId {
-        final boolean active;
-        final InetAddress remote;
-        final long serviceId;
-        final CmEventHandler handler;
-        final Executor executor;
-        final int localCommId;
-        int remoteCommId;
-        State state = State.IDLE;
-        RcQueuePair qp;
-        ConnectParams params;
-        CmReq req;
-        CmMessage lastSent;
-        long tid;
-        long dreqTid;
-        /** Active side: the REQ's Starting PSN, the PSN this side expects to receive first (its rq_psn). */
-        int startPsn;
-        int pathMtu;
-        int retriesLeft;
-        long retryNanos;
-        ScheduledFuture<?> timer;
-        /** System.nanoTime() at which TIMEWAIT ends. */
-        long timewaitEnd;
-
-        Id(boolean active, InetAddress remote, long serviceId, CmEventHandler handler, Executor executor) {
-            this.active = active;
-            this.remote = remote;
-            this.serviceId = serviceId;
-            this.handler = handler;
-            this.executor = executor;
-            this.localCommId = newCommId();
-            byLocal.put(localCommId, this);
-        }
-
-        /** Under the monitor: queues {@code e} for the handler, after the packets queued before it. */
-        void emit(CmEvent e) {
-            outbox.add(new Emit(this, e));
-        }
-
-        /** From {@link #flush()}: hands {@code e} to the executor (the handler never runs under the monitor). */
-        void dispatch(CmEvent e) {
-            Executor ex = executor != null ? executor : device.eventExecutor();
-            try {
-                ex.execute(() -> {
-                    try {
-                        handler.onEvent(e);
-                    } catch (RuntimeException x) {
-                        LOG.error("CM event handler failed on {}", e, x);
-                    }
-                });
-            } catch (java.util.concurrent.RejectedExecutionException x) {
-                LOG.debug("CM event {} dropped: its executor is shut down", e);   // device or application closing
-            }
-        }
-
-        void armRetry() {
-            schedule(retryNanos);
-        }
-
-        void schedule(long nanos) {
-            timer = device.timers().schedule(this::onRetryTimer, nanos, TimeUnit.NANOSECONDS);
-        }
-
-        void cancelTimer() {
-            if (timer != null) {
-                unschedule(timer);
-                timer = null;
-            }
-        }
-
-        private void onRetryTimer() {
-            try {
-                onRetryTimerLocked();
-            } finally {
-                flush();
-            }
-        }
-
-        private void onRetryTimerLocked() {
-            synchronized (SoftConnectionManager.this) {
-                timer = null;
-                if (state != State.REQ_SENT && state != State.REP_SENT && state != State.DREQ_SENT) {
-                    return;
-                }
-                if (retriesLeft > 0) {                          // §5.8: resend the identical MAD
-                    retriesLeft--;
-                    send(state == State.DREQ_SENT ? dreqMsg() : lastSent, state == State.DREQ_SENT ? dreqTid : tid,
-                            remote);
-                    armRetry();
-                    return;
-                }
-                switch (state) {
-                    case DREQ_SENT -> {
-                        enterTimewait(this);
-                        emit(new CmEvent.Disconnected(this));
-                    }
-                    default -> {
-                        if (qp != null && state == State.REP_SENT) {
-                            qp.toError();
-                        }
-                        state = State.IDLE;
-                        remove(this);
-                        emit(new CmEvent.ConnectTimeout(this));
-                    }
-                }
-            }
-        }
-
-        private CmDreq dreqMsg() {
-            return new CmDreq(localCommId, remoteCommId, qp.attributes().destQpn(), null);
-        }
-
-        @Override
-        public int localCommId() {
-            return localCommId;
-        }
-
-        @Override
-        public InetAddress remoteAddress() {
-            return remote;
-        }
-
-        @Override
-        public long serviceId() {
-            return serviceId;
-        }
-
-        @Override
-        public QueuePair queuePair() {
-            synchronized (SoftConnectionManager.this) {
-                return qp;
-            }
-        }
-
-        @Override
-        public void accept(QueuePair queuePair, AcceptParams p) {
-            if (!(queuePair instanceof RcQueuePair rq)) {
-                throw new VerbsException("accept needs a soft QP");
-            }
-            try {
-                acceptLocked(rq, p);
-            } finally {
-                flush();
-            }
-        }
-
-        private void acceptLocked(RcQueuePair rq, AcceptParams p) {
-            synchronized (SoftConnectionManager.this) {
-                if (active || state != State.REQ_RCVD) {
-                    throw new VerbsException("accept is only valid on a received request, state " + state);
-                }
-                CmReq r = req;
-                int mtu = PathMtu.bytes(Math.max(PathMtu.MTU_256, Math.min(PathMtu.MTU_4096, r.pathMtu())));
-                int rqPsn = random.nextInt() & 0xFFFFFF;
-                int maxRd = Math.min(p.initiatorDepth(), r.responderResources());
-                int maxDestRd = Math.min(p.responderResources(), r.initiatorDepth());
-                // §5.7: the passive QP's attributes come from the REQ. Its Starting PSN is the PSN the active
-                // side expects, so we send from it; ours, in the REP, is the PSN we expect (Linux cm.c)
-                rq.connect(new RcAttributes(remote, device.port(), r.localQpn(), r.startingPsn(), rqPsn, mtu,
-                        r.retryCount(), r.rnrRetryCount(), r.primaryPath().localAckTimeout(), maxRd, maxDestRd,
-                        p.minRnrTimer()));
-                qp = rq;
-                lastSent = CmRep.rc(localCommId, remoteCommId, rq.qpNum(), rqPsn, maxDestRd, maxRd,
-                        TARGET_ACK_DELAY, p.rnrRetryCount(), caGuid, p.privateData());
-                state = State.REP_SENT;
-                retriesLeft = r.maxCmRetries();
-                retryNanos = CmTimeout.nanos(r.localCmResponseTimeout()) + 2 * CmTimeout.nanos(PACKET_LIFETIME);
-                send(lastSent, tid, remote);
-                armRetry();
-                // communication established also when the first packet arrives before the RTU (§5.10)
-                rq.onFirstPacket(() -> {
-                    try {
-                        synchronized (SoftConnectionManager.this) {
-                            if (state == State.REP_SENT) {
-                                establishPassive(this, new byte[224]);
-                            }
-                        }
-                    } finally {
-                        flush();
-                    }
-                });
-            }
-        }
-
-        @Override
-        public void reject(byte[] privateData) {
-            if (privateData != null && privateData.length > REJ_PRIVATE_DATA) {
-                throw new IllegalArgumentException("REJ private data is at most 148 bytes");
-            }
-            try {
-                rejectLocked(privateData);
-            } finally {
-                flush();
-            }
-        }
-
-        private void rejectLocked(byte[] privateData) {
-            synchronized (SoftConnectionManager.this) {
-                if (active || state != State.REQ_RCVD) {
-                    throw new VerbsException("reject is only valid on a received request, state " + state);
-                }
-                // §5.10: Local Comm ID 0 when rejecting from REQ_RCVD
-                send(new CmRej(0, remoteCommId, CmTargetMessage.REQ, CmEvent.REJ_CONSUMER, null, privateData), tid,
-                        remote);
-                state = State.IDLE;
-                remove(this);
-            }
-        }
-
-        @Override
-        public void disconnect() {
-            try {
-                disconnectLocked();
-            } finally {
-                flush();
-            }
-        }
-
-        private void disconnectLocked() {
-            synchronized (SoftConnectionManager.this) {
-                switch (state) {
-                    case ESTABLISHED, REP_SENT -> {
-                        cancelTimer();
-                        qp.toError();
-                        state = State.DREQ_SENT;
-                        dreqTid = (long) tidHigh << 32 | localCommId & 0xFFFFFFFFL;   // §5.9 TID convention
-                        retriesLeft = params != null ? params.maxCmRetries() : req.maxCmRetries();
-                        send(dreqMsg(), dreqTid, remote);
-                        armRetry();
-                    }
-                    case REQ_SENT -> {
-                        // §5.8: giving up a pending REQ sends REJ reason 4 (timeout) with our CA GUID as ARI
-                        cancelTimer();
-                        byte[] ari = ByteBuffer.allocate(8).putLong(caGuid).array();
-                        send(new CmRej(localCommId, 0, CmTargetMessage.REQ, CmEvent.REJ_TIMEOUT, ari, null), tid,
-                                remote);
-                        state = State.IDLE;
-                        remove(this);
-                    }
-                    case REQ_RCVD -> rejectLocked(null);
-                    default -> {
-                    }
-                }
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "CmId[" + Integer.toHexString(localCommId) + (active ? " active " : " passive ")
-                    + remote.getHostAddress() + " sid=0x" + Long.toHexString(serviceId) + " " + state + "]";
         }
     }
 }

@@ -6,11 +6,13 @@ import io.vibridge.verbs.QueuePair;
 import io.vibridge.verbs.ReceiveWorkRequest;
 import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.VerbsException;
-import io.vibridge.verbs.soft.SoftCompletionQueue;
-import io.vibridge.verbs.soft.SoftCounters;
-import io.vibridge.verbs.soft.SoftDevice;
-import io.vibridge.verbs.soft.SoftProtectionDomain;
-import io.vibridge.verbs.soft.TxBatch;
+import io.vibridge.verbs.ProtectionDomain;
+import io.vibridge.verbs.soft.port.PacketPort;
+import io.vibridge.verbs.soft.port.SoftCounters;
+import io.vibridge.verbs.soft.port.Transmittable;
+import io.vibridge.verbs.soft.port.TxBatch;
+import io.vibridge.verbs.soft.resource.KeyTable;
+import io.vibridge.verbs.soft.resource.SoftCompletionQueue;
 import io.vibridge.verbs.soft.wire.Bth;
 import io.vibridge.verbs.soft.wire.Gid;
 import io.vibridge.verbs.soft.wire.Opcode;
@@ -26,11 +28,13 @@ import org.slf4j.LoggerFactory;
  * transport state runs under this object's monitor (posting threads, the device receive thread, timer
  * tasks, deferred READ responders); completion handlers are dispatched outside it.
  */
-public final class RcQueuePair implements QueuePair {
+public final class RcQueuePair implements QueuePair, Transmittable {
     private static final Logger LOG = LoggerFactory.getLogger(RcQueuePair.class);
 
-    final SoftDevice device;
-    final SoftProtectionDomain pd;
+    private final QpTable table;
+    final PacketPort port;
+    final KeyTable keys;
+    final ProtectionDomain pd;
     final SoftCompletionQueue sendCq;
     final SoftCompletionQueue recvCq;
     final SoftCounters counters;
@@ -43,9 +47,9 @@ public final class RcQueuePair implements QueuePair {
     volatile io.vibridge.verbs.QueuePairAccessHandler accessHandler;
 
     QpState state = QpState.INIT;
-    /** Queued for the device's transmit thread (under the lock); {@link #txNext} links the queue. */
+    /** Queued for the port's transmit thread (under the lock); {@link #txNext} links the queue. */
     boolean transmitScheduled;
-    private RcQueuePair txNext;
+    private Transmittable txNext;
     RcAttributes attrs;
     InetSocketAddress peer;
     int peerIp;
@@ -53,15 +57,17 @@ public final class RcQueuePair implements QueuePair {
     int mtu;
     private volatile Runnable firstPacketHook;
 
-    public RcQueuePair(SoftDevice device, SoftProtectionDomain pd, SoftCompletionQueue sendCq,
-                       SoftCompletionQueue recvCq, int qpn, int maxSend, int maxRecv) {
-        this.device = device;
+    RcQueuePair(QpTable table, ProtectionDomain pd, SoftCompletionQueue sendCq, SoftCompletionQueue recvCq, int qpn,
+                int maxSend, int maxRecv) {
+        this.table = table;
+        this.port = table.port;
+        this.keys = table.keys;
         this.pd = pd;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
-        this.counters = device.rawCounters();
+        this.counters = port.counters();
         this.qpn = qpn;
-        this.requester = new RcRequester(this, maxSend);
+        this.requester = new RcRequester(this, maxSend, table.window, table.maxPktPerAck);
         this.responder = new RcResponder(this, maxRecv);
     }
 
@@ -84,8 +90,8 @@ public final class RcQueuePair implements QueuePair {
     /** Out of band (no CM): the application's attributes, the peer's RoCE UDP port taken as ours. */
     @Override
     public void connect(io.vibridge.verbs.QpConnection c) {
-        connect(new RcAttributes(c.remote(), device.port(), c.remoteQpn(), c.sendPsn(), c.receivePsn(),
-                Math.min(c.pathMtu(), device.maxPathMtu()), c.retryCount(), c.rnrRetryCount(), c.localAckTimeout(),
+        connect(new RcAttributes(c.remote(), port.udpPort(), c.remoteQpn(), c.sendPsn(), c.receivePsn(),
+                Math.min(c.pathMtu(), port.maxPathMtu()), c.retryCount(), c.rnrRetryCount(), c.localAckTimeout(),
                 c.maxRdAtomic(), c.maxDestRdAtomic(), c.minRnrTimer()));
     }
 
@@ -159,7 +165,7 @@ public final class RcQueuePair implements QueuePair {
     @Override
     public void close() {
         toError();
-        device.removeQp(this);
+        table.remove(this);
     }
 
     /** Receive thread: one packet for this QP (ICRC already verified; {@code len} excludes the ICRC). */
@@ -209,15 +215,15 @@ public final class RcQueuePair implements QueuePair {
         return op != null && op.isRc() && !op.isAtomic() && !op.hasAtomicAckEth() && !op.hasIeth();
     }
 
-    /** Hands this QP's posted work to the device's transmit thread, once until it ran (under the lock). */
+    /** Hands this QP's posted work to the port's transmit thread, once until it ran (under the lock). */
     void scheduleTransmit() {
         if (!transmitScheduled) {
             transmitScheduled = true;
-            device.scheduleTransmit(this);
+            port.scheduleTransmit(this);
         }
     }
 
-    /** The transmit thread's turn: sends what the window allows. */
+    @Override
     public void transmit() {
         synchronized (this) {
             transmitScheduled = false;
@@ -225,22 +231,23 @@ public final class RcQueuePair implements QueuePair {
         }
     }
 
-    /** The device's transmit queue link (written before the QP is published to the queue). */
-    public RcQueuePair txNext() {
+    @Override
+    public Transmittable txNext() {
         return txNext;
     }
 
-    public void txNext(RcQueuePair next) {
+    @Override
+    public void txNext(Transmittable next) {
         txNext = next;
     }
 
     /** Borrows a batch for this locked section's packets to the peer; {@link #closeBatch} sends them. */
     TxBatch openBatch() {
-        return device.openBatch(peer, peerIp);
+        return port.openBatch(peer, peerIp);
     }
 
     void closeBatch(TxBatch out) {
-        device.closeBatch(out);
+        port.closeBatch(out);
     }
 
     /**

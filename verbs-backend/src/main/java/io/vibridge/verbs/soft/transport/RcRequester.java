@@ -6,8 +6,8 @@ import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WrOpcode;
-import io.vibridge.verbs.soft.SoftMemoryRegion;
-import io.vibridge.verbs.soft.TxBatch;
+import io.vibridge.verbs.soft.port.TxBatch;
+import io.vibridge.verbs.soft.resource.SoftMemoryRegion;
 import io.vibridge.verbs.soft.wire.Aeth;
 import io.vibridge.verbs.soft.wire.Bth;
 import io.vibridge.verbs.soft.wire.Opcode;
@@ -23,10 +23,6 @@ import java.util.concurrent.TimeUnit;
  * RNR wait) rewinds the cursor to {@code compPsn}. All methods run under the QP's monitor.
  */
 final class RcRequester {
-    /** rxe RXE_MAX_UNACKED_PSNS (§2.5). */
-    static final int WINDOW = 128;
-    /** rxe RXE_MAX_PKT_PER_ACK (§2.4). */
-    static final int MAX_PKT_PER_ACK = 64;
 
     /** A send work queue element. */
     static final class Wqe {
@@ -48,6 +44,10 @@ final class RcRequester {
 
     private final RcQueuePair qp;
     private final Wqe[] ring;
+    /** PSNs in flight at most (SoftParams.WINDOW, rxe RXE_MAX_UNACKED_PSNS). */
+    private final int window;
+    /** AckReq at least every this many packets (SoftParams.MAX_PKT_PER_ACK, rxe RXE_MAX_PKT_PER_ACK). */
+    private final int maxPktPerAck;
     private long head;        // oldest incomplete
     private long cursor;      // next to transmit
     private long tail;        // next free
@@ -87,8 +87,10 @@ final class RcRequester {
     private final Runnable timerTask = this::onTimer;
     private final Runnable rnrTask = this::onRnrTimer;
 
-    RcRequester(RcQueuePair qp, int maxSend) {
+    RcRequester(RcQueuePair qp, int maxSend, int window, int maxPktPerAck) {
         this.qp = qp;
+        this.window = window;
+        this.maxPktPerAck = maxPktPerAck;
         this.ring = new Wqe[maxSend];
         for (int i = 0; i < maxSend; i++) {
             ring[i] = new Wqe();
@@ -157,7 +159,7 @@ final class RcRequester {
         if (w.npkts == 1 && cursor == tail - 1 && !qp.transmitScheduled) {
             pump();                 // one packet with nothing ahead of it: on the caller's thread (latency)
         } else {
-            qp.scheduleTransmit();  // the device's transmit thread lays out and sends it (doorbell)
+            qp.scheduleTransmit();  // the port's transmit thread lays out and sends it (doorbell)
         }
     }
 
@@ -173,7 +175,7 @@ final class RcRequester {
         boolean wasIdle = cursor == head && curPsn == compPsn;
         try {
             while (cursor < tail) {
-                if (Psn.compare(curPsn, compPsn) >= WINDOW || probing && curPsn != compPsn) {
+                if (Psn.compare(curPsn, compPsn) >= window || probing && curPsn != compPsn) {
                     break;
                 }
                 Wqe w = at(cursor);
@@ -213,7 +215,7 @@ final class RcRequester {
                 } else {
                     op = write ? Opcode.RDMA_WRITE_MIDDLE : Opcode.SEND_MIDDLE;
                 }
-                boolean ackReq = last || probing || ++pktsSinceAckReq >= MAX_PKT_PER_ACK;
+                boolean ackReq = last || probing || ++pktsSinceAckReq >= maxPktPerAck;
                 if (ackReq) {
                     pktsSinceAckReq = 0;
                 }
@@ -272,7 +274,7 @@ final class RcRequester {
         if (!timerPending) {
             timerPending = true;
             deadline = System.nanoTime() + timeoutNanos;
-            qp.device.timers().schedule(timerTask, timeoutNanos, TimeUnit.NANOSECONDS);
+            qp.port.timers().schedule(timerTask, timeoutNanos, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -285,7 +287,7 @@ final class RcRequester {
             long now = System.nanoTime();
             if (now - deadline < 0) {
                 timerPending = true;
-                qp.device.timers().schedule(timerTask, deadline - now, TimeUnit.NANOSECONDS);
+                qp.port.timers().schedule(timerTask, deadline - now, TimeUnit.NANOSECONDS);
                 return;
             }
             qp.counters.timeouts.increment();
@@ -400,7 +402,7 @@ final class RcRequester {
         reprobeAt = System.nanoTime() + delay;
         if (!reprobeScheduled) {
             reprobeScheduled = true;
-            qp.device.timers().schedule(reprobeTask, delay, TimeUnit.NANOSECONDS);
+            qp.port.timers().schedule(reprobeTask, delay, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -413,7 +415,7 @@ final class RcRequester {
             long now = System.nanoTime();
             if (now - reprobeAt < 0) {
                 reprobeScheduled = true;
-                qp.device.timers().schedule(reprobeTask, reprobeAt - now, TimeUnit.NANOSECONDS);
+                qp.port.timers().schedule(reprobeTask, reprobeAt - now, TimeUnit.NANOSECONDS);
                 return;
             }
             pump();                                   // one packet at compPsn, AckReq set
@@ -435,7 +437,7 @@ final class RcRequester {
         }
         qp.counters.rnrWaits.increment();
         rnrWait = true;
-        qp.device.timers().schedule(rnrTask, Aeth.rnrTimerMicros(timerCode) * 1000L, TimeUnit.NANOSECONDS);
+        qp.port.timers().schedule(rnrTask, Aeth.rnrTimerMicros(timerCode) * 1000L, TimeUnit.NANOSECONDS);
     }
 
     private void onNak(int psn, int code) {

@@ -7,10 +7,8 @@ import io.vibridge.verbs.RemoteAccessHandler;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
-import io.vibridge.verbs.soft.SoftMemoryRegion;
-import io.vibridge.verbs.soft.SoftRegion;
-import io.vibridge.verbs.soft.SoftRemoteAccessRegion;
-import io.vibridge.verbs.soft.TxBatch;
+import io.vibridge.verbs.soft.port.TxBatch;
+import io.vibridge.verbs.soft.resource.SoftMemoryRegion;
 import io.vibridge.verbs.soft.wire.Aeth;
 import io.vibridge.verbs.soft.wire.Bth;
 import io.vibridge.verbs.soft.wire.ImmDt;
@@ -60,7 +58,6 @@ final class RcResponder {
     private boolean recvClaimed;
     private int recvOff;
     private SoftMemoryRegion wMr;
-    private SoftRemoteAccessRegion wHandler;
     private QueuePairAccessHandler wQp;
     private int wRkey;
     private long wVa;
@@ -232,7 +229,6 @@ final class RcResponder {
         boolean first = op.isStart();
         boolean last = op.isEnd();
         SoftMemoryRegion mr = wMr;
-        SoftRemoteAccessRegion h = wHandler;
         QueuePairAccessHandler q = wQp;
         int rkey = wRkey;
         long va = wVa;
@@ -243,18 +239,12 @@ final class RcResponder {
             rkey = Reth.rkey(pkt, reth);
             int dmaLen = (int) Reth.dmaLength(pkt, reth);
             mr = null;
-            h = null;
             q = qp.accessHandler;                           // a QP handler takes every WRITE, whatever the rkey
             if (dmaLen != 0 && q == null) {             // IBA C9-88 (rxe check_rkey): a zero-length RDMA operation needs no R_Key
-                SoftRegion t = target(rkey, va, dmaLen & 0xFFFFFFFFL, true);
-                if (t == null) {
+                mr = target(rkey, va, dmaLen & 0xFFFFFFFFL, true);
+                if (mr == null) {
                     nakError(Aeth.REMOTE_ACCESS_ERROR, psn);
                     return;
-                }
-                if (t instanceof SoftMemoryRegion m) {
-                    mr = m;
-                } else {
-                    h = (SoftRemoteAccessRegion) t;
                 }
             }
             remaining = dmaLen;
@@ -266,15 +256,14 @@ final class RcResponder {
             return;
         }
         int immediate = imm ? ImmDt.value(pkt, op.immDtOffset()) : 0;
-        if (q != null || h != null) {
+        if (q != null) {
             // the handler reads the payload from the received packet itself, positioned on it (valid during
             // the call only): no view per packet, whichever buffer of a received group the packet is in
             int limit = pkt.limit();
             boolean taken;
             try {
                 pkt.limit(hl + plen).position(hl);
-                taken = q != null ? q.onWrite(va, rkey, pkt, first, last, imm, immediate)
-                        : h.handler().onWrite(va, pkt, first, last, imm, immediate);
+                taken = q.onWrite(va, rkey, pkt, first, last, imm, immediate);
             } finally {
                 pkt.limit(limit).position(0);
             }
@@ -286,7 +275,6 @@ final class RcResponder {
             mr.buffer().put((int) (va - mr.address()), pkt, hl, plen);
         }
         wMr = mr;
-        wHandler = h;
         wQp = q;
         wRkey = rkey;
         wVa = va + plen;
@@ -296,7 +284,6 @@ final class RcResponder {
         if (last) {
             inMsg = InMessage.NONE;
             wMr = null;
-            wHandler = null;
             wQp = null;
             msn = Psn.next(msn);
             if (imm) {
@@ -331,7 +318,7 @@ final class RcResponder {
             nakError(Aeth.INVALID_REQUEST, psn);
             return;
         }
-        SoftRegion target = len == 0 || q != null ? null : target(rkey, va, len & 0xFFFFFFFFL, false); // IBA C9-88
+        SoftMemoryRegion target = len == 0 || q != null ? null : target(rkey, va, len & 0xFFFFFFFFL, false); // IBA C9-88
         if (len != 0 && target == null && q == null) {
             nakError(Aeth.REMOTE_ACCESS_ERROR, psn);
             return;
@@ -360,8 +347,8 @@ final class RcResponder {
      * §4.3 step 5: the region {@code rkey} names if it belongs to this QP's PD, grants the remote
      * {@code write} or read right and holds [va, va+len); null otherwise (NAK remote access).
      */
-    private SoftRegion target(int rkey, long va, long len, boolean write) {
-        SoftRegion t = qp.pd.lookupKey(rkey);
+    private SoftMemoryRegion target(int rkey, long va, long len, boolean write) {
+        SoftMemoryRegion t = qp.keys.lookup(rkey);
         return t != null && t.pd() == qp.pd && (write ? t.remoteWrite() : t.remoteRead()) && t.contains(va, len)
                 ? t : null;
     }
@@ -374,11 +361,11 @@ final class RcResponder {
      * Answers a READ from {@code target} (null for a zero-length READ), behind any READ still being answered.
      * {@code replay}: a duplicate asking for the tail of a READ (its PSN is past the READ's first).
      */
-    private void execute(SoftRegion target, int psn, long va, int len, boolean replay) {
-        switch (target) {
-            case null -> respondInOrder(psn, null, 0, 0, replay);
-            case SoftMemoryRegion m -> respondInOrder(psn, m.buffer(), (int) (va - m.address()), len, replay);
-            case SoftRemoteAccessRegion x -> x.handler().onRead(va, len, defer(psn, len, replay));
+    private void execute(SoftMemoryRegion target, int psn, long va, int len, boolean replay) {
+        if (target == null) {
+            respondInOrder(psn, null, 0, 0, replay);
+        } else {
+            respondInOrder(psn, target.buffer(), (int) (va - target.address()), len, replay);
         }
     }
 
@@ -457,7 +444,7 @@ final class RcResponder {
                         return;
                     }
                     QueuePairAccessHandler q = qp.accessHandler;
-                    SoftRegion target = len == 0 || q != null ? null : target(rkey, va, len, false);
+                    SoftMemoryRegion target = len == 0 || q != null ? null : target(rkey, va, len, false);
                     boolean replay = psn != e.firstPsn;
                     if (q != null && len != 0) {
                         e.pending = defer(psn, (int) len, replay);   // re-executed: read again (§4.6)

@@ -137,28 +137,6 @@ public final class CmCodec {
         return writer.finish();
     }
 
-    /**
-     * Decodes the CM MAD of a received GSI packet after checking it is a UD SEND Only to QP1 with
-     * the GSI Q_Key and a 256-byte payload (REF §5.1, §1.6).
-     */
-    public static CmMad decodeGsiPacket(PacketView packet) {
-        if (packet.opcode() != Opcode.UD_SEND_ONLY) {
-            throw new MalformedPacketException("bth.opcode", 0, "GSI packet with opcode " + packet.opcode());
-        }
-        if (packet.destQp() != Mad.GSI_QP) {
-            throw new MalformedPacketException("bth.destqp", 5, "GSI packet to QP " + packet.destQp());
-        }
-        if (packet.dethQkey() != Mad.GSI_QKEY) {
-            throw new MalformedPacketException("deth.qkey", Bth.LENGTH, "GSI packet with Q_Key 0x"
-                + Integer.toHexString(packet.dethQkey()));
-        }
-        if (packet.payloadLength() != Mad.LENGTH) {
-            throw new MalformedPacketException("mad", packet.opcode().headerLength(), "GSI payload of "
-                + packet.payloadLength() + " bytes, expected 256");
-        }
-        return decodeMad(packet.buffer(), packet.payloadOffset());
-    }
-
     private static void encodeReq(CmReq m, ByteBuffer out, int d) {
         out.putInt(d, m.localCommId());
         out.putInt(d + 4, m.eceVendorId());

@@ -144,7 +144,7 @@ public final class Icrc {
 
     /**
      * Computes the IPv4 ICRC for IP Identification {@code ipId} (DF set) and writes it as the trailer: the
-     * k-th datagram of a segmented send leaves with ID k (see {@code SoftDevice}).
+     * k-th datagram of a segmented send leaves with ID k (see {@code port.Transmitter}).
      */
     public void sealIpv4(int srcIp, int dstIp, int ipId, int srcPort, int dstPort, ByteBuffer buf, int off, int length) {
         writeTrailer(buf, off, length, computeIpv4(srcIp, dstIp, ipId, true, srcPort, dstPort, buf, off, length));

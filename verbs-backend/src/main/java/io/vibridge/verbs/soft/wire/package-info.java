@@ -8,7 +8,7 @@
  * absolute offsets, and never changes the buffer's position or limit.
  *
  * <p>Per-packet classes ({@link io.vibridge.verbs.soft.wire.Bth}, the extension headers,
- * {@link io.vibridge.verbs.soft.wire.PacketView}, {@link io.vibridge.verbs.soft.wire.PacketWriter},
+ * {@link io.vibridge.verbs.soft.wire.PacketWriter},
  * {@link io.vibridge.verbs.soft.wire.Icrc}) allocate nothing. CM messages are immutable records
  * (CM runs a few messages per connection, not per packet). The only exception any decoder throws
  * on bad input is {@link io.vibridge.verbs.soft.wire.MalformedPacketException}.

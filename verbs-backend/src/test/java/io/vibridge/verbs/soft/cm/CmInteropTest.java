@@ -57,7 +57,7 @@ class CmInteropTest {
             in.flip();
             assertThat(in.limit()).isEqualTo(Mad.PACKET_LENGTH);
             PacketView v = new PacketView().wrap(in, 0, in.limit());
-            CmMad mad = CmCodec.decodeGsiPacket(v);
+            CmMad mad = v.gsiMad();
             CmReq r = (CmReq) mad.message();
             assertThat(r.localCommId()).isEqualTo(id.localCommId());
             assertThat(r.localQpn()).isEqualTo(qp.qpNum());

@@ -81,7 +81,7 @@ final class LinuxPeer implements AutoCloseable {
         while (true) {
             ByteBuffer in = receive();
             if (Bth.destQp(in, 0) == 1) {
-                return CmCodec.decodeGsiPacket(new PacketView().wrap(in, 0, in.limit()));
+                return new PacketView().wrap(in, 0, in.limit()).gsiMad();
             }
         }
     }

@@ -58,7 +58,7 @@ class CmCodecTest {
         PacketView view = new PacketView().wrap(ip, 28, 280);
         assertThat(view.opcode()).isEqualTo(Opcode.UD_SEND_ONLY);
         assertThat(view.dethSrcQp()).isEqualTo(1);
-        CmMad mad = CmCodec.decodeGsiPacket(view);
+        CmMad mad = view.gsiMad();
         assertThat(mad.header()).isEqualTo(MadHeader.cmSend(0x0000_0001_0123_4567L, Mad.ATTR_REQ));
         assertThat(mad.message()).isEqualTo(workedReqMessage());
         CmReq req = (CmReq) mad.message();
@@ -233,9 +233,9 @@ class CmCodecTest {
         assertThat(v.destQp()).isEqualTo(1);
         assertThat(v.pkey()).isEqualTo(0xFFFF);
         assertThat(v.ackRequest()).isFalse();
-        assertThat(CmCodec.decodeGsiPacket(v).message()).isEqualTo(new CmDrep(1, 2, null));
+        assertThat(v.gsiMad().message()).isEqualTo(new CmDrep(1, 2, null));
         b.putInt(12, 0x0123_4567); // wrong Q_Key
-        assertThatThrownBy(() -> CmCodec.decodeGsiPacket(new PacketView().wrap(b, 0, 280)))
+        assertThatThrownBy(() -> new PacketView().wrap(b, 0, 280).gsiMad())
             .isInstanceOfSatisfying(MalformedPacketException.class, e -> assertThat(e.field()).isEqualTo("deth.qkey"));
     }
 

@@ -1,4 +1,4 @@
-package io.vibridge.verbs.soft;
+package io.vibridge.verbs.soft.port;
 
 import io.vibridge.verbs.DeviceCounters;
 import java.util.concurrent.atomic.LongAdder;

@@ -1,4 +1,4 @@
-package io.vibridge.verbs.soft;
+package io.vibridge.verbs.soft.resource;
 
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -6,13 +6,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * lkey/rkey table of one device: key = slot &lt;&lt; 8 | 8-bit tag (the tag changes at every reuse of a
  * slot so a stale key does not find a newer region). Lookup is lock-free and allocation-free.
  */
-final class KeyTable {
+public final class KeyTable {
     private static final int SLOTS = 1 << 16;
-    private final AtomicReferenceArray<SoftRegion> slots = new AtomicReferenceArray<>(SLOTS);
+    private final AtomicReferenceArray<SoftMemoryRegion> slots = new AtomicReferenceArray<>(SLOTS);
     private final int[] tags = new int[SLOTS];
     private int next = 1;
 
-    synchronized int register(SoftRegion region) {
+    synchronized int register(SoftMemoryRegion region) {
         for (int n = 0; n < SLOTS; n++) {
             int slot = next;
             next = next + 1 == SLOTS ? 1 : next + 1;
@@ -25,12 +25,13 @@ final class KeyTable {
         throw new io.vibridge.verbs.VerbsException("out of memory keys (" + SLOTS + " regions)");
     }
 
-    SoftRegion lookup(int key) {
+    /** The region {@code key} names, or null; the transport checks its PD, rights and range. */
+    public SoftMemoryRegion lookup(int key) {
         int slot = key >>> 8;
         if (slot == 0 || slot >= SLOTS) {
             return null;
         }
-        SoftRegion r = slots.get(slot);
+        SoftMemoryRegion r = slots.get(slot);
         return r != null && r.rkey() == key ? r : null;
     }
 

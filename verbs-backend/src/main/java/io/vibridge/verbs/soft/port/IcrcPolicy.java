@@ -1,4 +1,4 @@
-package io.vibridge.verbs.soft;
+package io.vibridge.verbs.soft.port;
 
 import io.vibridge.verbs.soft.udp.UdpSocket;
 import io.vibridge.verbs.soft.wire.Icrc;
@@ -11,15 +11,19 @@ import java.nio.ByteBuffer;
  * source address once that source has proved to send only those (see the module README). Senders seal with their own {@link Icrc} directly.
  * Confined to the receive thread.
  */
-final class RoceIcrc {
-    /** Packets valid with an expected ID, and none needing the fallback, after which a source gets the full check. */
-    static final int STRICT_AFTER = 8;
+final class IcrcPolicy {
     private static final int SIZE = 1024;
     private final Icrc icrc = new Icrc();
+    /** Packets valid with an expected ID, and none needing the fallback, after which a source gets the full check. */
+    private final int strictAfter;
     // Allocation-free open addressing on the IPv4 address: count of expected-ID packets, -1 = another sender.
     private final int[] keys = new int[SIZE];
     private final int[] counts = new int[SIZE];
     private final boolean[] used = new boolean[SIZE];
+
+    IcrcPolicy(int strictAfter) {
+        this.strictAfter = strictAfter;
+    }
 
     /**
      * Verifies {@code pkt[0, total)}, whose last 4 bytes are the ICRC, the {@code index}-th datagram of its
@@ -30,14 +34,14 @@ final class RoceIcrc {
      */
     IcrcCheck verify(int srcIp, int srcPort, int dstIp, int dstPort, ByteBuffer pkt, int total, int index) {
         int i = slot(srcIp);
-        boolean allowAnyId = i < 0 || counts[i] < STRICT_AFTER;
+        boolean allowAnyId = i < 0 || counts[i] < strictAfter;
         int id = icrc.ipv4Id(srcIp, dstIp, srcPort, dstPort, pkt, 0, total, index);
         IcrcCheck result = id < 0 ? IcrcCheck.INVALID
                 : id == index || id < UdpSocket.MAX_SEGMENTS ? IcrcCheck.VALID
                 : allowAnyId ? IcrcCheck.VALID_SOME_IP_ID : IcrcCheck.INVALID;
         if (i >= 0) {
             if (result == IcrcCheck.VALID) {
-                if (counts[i] >= 0 && counts[i] < STRICT_AFTER) {
+                if (counts[i] >= 0 && counts[i] < strictAfter) {
                     counts[i]++;
                 }
             } else if (result == IcrcCheck.VALID_SOME_IP_ID) {

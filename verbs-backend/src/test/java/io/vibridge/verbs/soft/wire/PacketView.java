@@ -4,7 +4,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Reusable flyweight over one received RoCEv2 UDP payload (BTH ... pad, ICRC). {@link #wrap}
+ * A test fixture (moved from main: the receive path reads headers with the static accessors, which cost
+ * nothing per packet, and never used it). Reusable flyweight over one received RoCEv2 UDP payload (BTH ... pad, ICRC). {@link #wrap}
  * validates the framing and then exposes the header fields in place, without allocating. The ICRC
  * is not verified here (it needs the IP addresses; see {@link Icrc}). Confine an instance to one
  * thread; it is valid until the next {@code wrap} or until the buffer is reused.
@@ -214,5 +215,27 @@ public final class PacketView {
             throw new IllegalStateException(opcode + " has no such extension header");
         }
         return off + relative;
+    }
+
+    /**
+     * Decodes the CM MAD of a received GSI packet after checking it is a UD SEND Only to QP1 with
+     * the GSI Q_Key and a 256-byte payload (REF §5.1, §1.6).
+     */
+    public CmMad gsiMad() {
+        if (opcode() != Opcode.UD_SEND_ONLY) {
+            throw new MalformedPacketException("bth.opcode", 0, "GSI packet with opcode " + opcode());
+        }
+        if (destQp() != Mad.GSI_QP) {
+            throw new MalformedPacketException("bth.destqp", 5, "GSI packet to QP " + destQp());
+        }
+        if (dethQkey() != Mad.GSI_QKEY) {
+            throw new MalformedPacketException("deth.qkey", Bth.LENGTH, "GSI packet with Q_Key 0x"
+                + Integer.toHexString(dethQkey()));
+        }
+        if (payloadLength() != Mad.LENGTH) {
+            throw new MalformedPacketException("mad", opcode().headerLength(), "GSI payload of "
+                + payloadLength() + " bytes, expected 256");
+        }
+        return CmCodec.decodeMad(buffer(), payloadOffset());
     }
 }

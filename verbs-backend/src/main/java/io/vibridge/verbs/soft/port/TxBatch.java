@@ -1,4 +1,4 @@
-package io.vibridge.verbs.soft;
+package io.vibridge.verbs.soft.port;
 
 import io.vibridge.verbs.soft.udp.UdpSocket;
 import io.vibridge.verbs.soft.wire.Icrc;
@@ -10,16 +10,16 @@ import java.nio.ByteBuffer;
  * ACK), laid out back to back and handed to the socket in groups of equal-size datagrams: a group is what
  * one {@code UDP_SEGMENT} send can carry (equal sizes, the last one possibly shorter, at most
  * {@link UdpSocket#MAX_SEGMENTS} datagrams and {@link UdpSocket#MAX_PAYLOAD} bytes). Packets are sealed
- * (ICRC) when their group leaves, see {@link SoftDevice#sendGroup}.
+ * (ICRC) when their group leaves, see {@link Transmitter#sendGroup}.
  *
- * <p>Borrowed from the device with {@link SoftDevice#openBatch} and given back with
- * {@link SoftDevice#closeBatch}, which sends what is left: confined to its borrower meanwhile.
+ * <p>Borrowed with {@link PacketPort#openBatch} and given back with {@link PacketPort#closeBatch}, which
+ * sends what is left: confined to its borrower meanwhile.
  */
 public final class TxBatch {
     final ByteBuffer buf = ByteBuffer.allocateDirect(UdpSocket.MAX_PAYLOAD);
     final UdpSocket.Sender sender;
     final Icrc icrc = new Icrc();
-    private final SoftDevice device;
+    private final Transmitter transmitter;
     InetSocketAddress to;
     int toIp;
     private int fill;
@@ -27,8 +27,8 @@ public final class TxBatch {
     private int segmentSize;
     private boolean ended;
 
-    TxBatch(SoftDevice device, UdpSocket.Sender sender) {
-        this.device = device;
+    TxBatch(Transmitter transmitter, UdpSocket.Sender sender) {
+        this.transmitter = transmitter;
         this.sender = sender;
     }
 
@@ -64,7 +64,7 @@ public final class TxBatch {
             return;
         }
         try {
-            device.sendGroup(this, fill, segmentSize, count);
+            transmitter.sendGroup(this, fill, segmentSize, count);
         } finally {
             fill = 0;
             count = 0;

@@ -1,4 +1,4 @@
-package io.vibridge.verbs.soft;
+package io.vibridge.verbs.soft.resource;
 
 import io.vibridge.verbs.CompletionQueue;
 import io.vibridge.verbs.WcOpcode;
@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class SoftCompletionQueue implements CompletionQueue {
     private static final Logger LOG = LoggerFactory.getLogger(SoftCompletionQueue.class);
-    private final SoftDevice device;
+    /** Runs handlers armed without an executor of their own: the device's event thread. */
+    private final Executor events;
     private final int capacity;
     private final long[] wrId;
     private final WcStatus[] status;
@@ -33,11 +34,11 @@ public final class SoftCompletionQueue implements CompletionQueue {
     private Runnable handler;
     private Executor executor;
 
-    SoftCompletionQueue(SoftDevice device, int capacity) {
+    public SoftCompletionQueue(Executor events, int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be >= 1");
         }
-        this.device = device;
+        this.events = events;
         this.capacity = capacity;
         wrId = new long[capacity];
         status = new WcStatus[capacity];
@@ -74,7 +75,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
             }
         }
         if (toRun != null) {
-            (ex != null ? ex : device.eventExecutor()).execute(toRun);
+            (ex != null ? ex : events).execute(toRun);
         }
     }
 
@@ -120,7 +121,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
             }
         }
         if (toRun != null) {
-            (ex != null ? ex : device.eventExecutor()).execute(toRun);
+            (ex != null ? ex : events).execute(toRun);
         }
     }
 

@@ -1,0 +1,274 @@
+package io.vibridge.verbs.soft.port;
+
+import io.vibridge.verbs.soft.udp.UdpSocket;
+import io.vibridge.verbs.soft.wire.Bth;
+import io.vibridge.verbs.soft.wire.Gid;
+import io.vibridge.verbs.soft.wire.Icrc;
+import io.vibridge.verbs.soft.wire.IcrcCheck;
+import io.vibridge.verbs.soft.wire.Mad;
+import io.vibridge.verbs.soft.wire.Opcode;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One RoCEv2 port: the UDP socket on {@code ip:4791}, the receive thread (a received group of datagrams cut
+ * into packets, the ICRC policy, the BTH checks and the dispatch to a QP or to the CM), the way out
+ * ({@link Transmitter}, {@link EgressFaults}) and the device's timer and event threads.
+ *
+ * <p>With UDP segmentation offload, the packets a QP sends in one locked section leave in groups of
+ * equal-size datagrams in one system call, and one receive may return such a group. Where the kernel does
+ * split a group into datagrams (a device without segmentation offload, or a receiving socket without
+ * UDP_GRO), it numbers their IP IDs on from the group's, which is 0 for an unconnected DF socket (Linux
+ * inet_gso_segment, ip_select_ident_segs); the ICRC covers the ID, so the k-th packet of a group is sealed
+ * for ID k. A received group's k-th packet is checked for ID k, or 0 for datagrams sent one by one and
+ * coalesced on the way ({@link IcrcPolicy}). On loopback, with GRO on both ends, a group travels whole.
+ */
+public final class RocePort implements PacketPort {
+    private static final Logger LOG = LoggerFactory.getLogger(RocePort.class);
+
+    /** Where the receive thread hands the packets that passed the port's checks. */
+    public interface Inbound {
+        /** An RC packet for {@code destQp}, {@code pkt[0, len)} without its ICRC; false when no such QP. */
+        boolean rc(int destQp, ByteBuffer pkt, int len, int srcIp);
+
+        /** A UD SEND Only to QP1: a CM MAD (IB-WIRE-REFERENCE §5.1), {@code pkt[0, len)} without its ICRC. */
+        void gsi(ByteBuffer pkt, int len, int srcIp);
+    }
+
+    /** The port's sizes, from {@code SoftParams}. */
+    public record Limits(int socketBuffer, int receiveBuffer, int idleBatches, int maxPacket, int icrcStrictAfter,
+                         long reorderHoldNanos) {
+    }
+
+    private final InetAddress address;
+    private final int ipv4;
+    private final int udpPort;
+    private final int maxPathMtu;
+    private final Limits limits;
+    private final String name;
+    private final UdpSocket socket;
+    private final SoftCounters counters = new SoftCounters();
+    private final ScheduledThreadPoolExecutor timers;
+    private final ExecutorService events;
+    private final EgressFaults faults;
+    private final Transmitter transmitter;
+    private final IcrcPolicy icrc;
+    private final Thread receiver;
+    private Inbound inbound;
+    private volatile boolean closed;
+
+    /** Binds the socket ({@code IOException} when it cannot); no thread runs before {@link #start}. */
+    public RocePort(InetAddress address, int udpPort, int maxPathMtu, UdpSocket.Offload offload, Limits limits)
+            throws IOException {
+        this.address = address;
+        this.ipv4 = Gid.ipv4(address.getAddress());
+        this.udpPort = udpPort;
+        this.maxPathMtu = maxPathMtu;
+        this.limits = limits;
+        this.name = address.getHostAddress() + ":" + udpPort;
+        this.socket = UdpSocket.open(address, udpPort, limits.socketBuffer(), offload);
+        timers = new ScheduledThreadPoolExecutor(1, daemon("soft-timer-" + name));
+        timers.setRemoveOnCancelPolicy(true);
+        events = Executors.newSingleThreadExecutor(daemon("soft-events-" + name));
+        faults = new EgressFaults(counters, socket::newSender,
+                r -> timers.schedule(r, limits.reorderHoldNanos(), TimeUnit.NANOSECONDS), limits.maxPacket(), name);
+        transmitter = new Transmitter(socket, counters, faults, ipv4, udpPort, limits.idleBatches(), name);
+        icrc = new IcrcPolicy(limits.icrcStrictAfter());
+        receiver = new Thread(this::receiveLoop, "soft-rx-" + name);
+        receiver.setDaemon(true);
+        receiver.setPriority(Thread.MAX_PRIORITY);
+    }
+
+    /** Starts the transmit and receive threads, the latter handing packets to {@code to}. */
+    public void start(Inbound to) {
+        this.inbound = to;
+        transmitter.start();
+        receiver.start();
+    }
+
+    /** For the device's log line at open: the granted socket buffers and the offload mode. */
+    public String describeSocket() {
+        return "socket buffers rcv " + socket.receiveBufferSize() + " snd " + socket.sendBufferSize() + " (asked "
+                + limits.socketBuffer() + "), UDP segmentation offload " + (socket.segmentationOffload() ? "on" : "off");
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** True while sends hand groups of datagrams to the kernel at once (UDP_SEGMENT). */
+    public boolean segmentationOffload() {
+        return socket.segmentationOffload();
+    }
+
+    public EgressFaults faults() {
+        return faults;
+    }
+
+    // ---------------------------------------------------------------- PacketPort
+
+    @Override
+    public InetAddress address() {
+        return address;
+    }
+
+    @Override
+    public int udpPort() {
+        return udpPort;
+    }
+
+    @Override
+    public int maxPathMtu() {
+        return maxPathMtu;
+    }
+
+    @Override
+    public SoftCounters counters() {
+        return counters;
+    }
+
+    @Override
+    public ScheduledThreadPoolExecutor timers() {
+        return timers;
+    }
+
+    @Override
+    public ExecutorService events() {
+        return events;
+    }
+
+    @Override
+    public TxBatch openBatch(InetSocketAddress to, int toIp) {
+        return transmitter.openBatch(to, toIp);
+    }
+
+    @Override
+    public void closeBatch(TxBatch b) {
+        transmitter.closeBatch(b);
+    }
+
+    @Override
+    public void transmit(ByteBuffer pkt, int total, InetSocketAddress to, int toIp) {
+        TxBatch b = openBatch(to, toIp);
+        try {
+            b.buf.put(b.reserve(total), pkt, 0, total);
+        } finally {
+            closeBatch(b);
+        }
+    }
+
+    @Override
+    public void scheduleTransmit(Transmittable source) {
+        transmitter.schedule(source);
+    }
+
+    // ---------------------------------------------------------------- receive
+
+    private void receiveLoop() {
+        // a received group can exceed one UDP datagram's 64 KiB (GRO may merge more; MSG_TRUNC is an error)
+        ByteBuffer buf = ByteBuffer.allocateDirect(limits.receiveBuffer());
+        ReceivedGroup group = new ReceivedGroup(buf);
+        while (!closed) {
+            try {
+                int total = socket.receive(buf);
+                if (total < 0) {
+                    break;
+                }
+                int srcIp = socket.sourceIp();
+                int srcPort = socket.sourcePort();
+                int size = socket.segmentSize();
+                for (int off = 0, k = 0; off < total; off += size, k++) {
+                    int len = Math.min(size, total - off);
+                    onDatagram(group.datagram(k, size, len), len, k, srcIp, srcPort);
+                }
+            } catch (ClosedChannelException e) {
+                break;
+            } catch (Exception e) {
+                if (!closed) {
+                    LOG.error("{}: receive loop error (packet dropped)", name, e);
+                }
+            }
+        }
+    }
+
+    /** One received datagram, {@code pkt[0, len)}, the {@code index}-th of its group. */
+    private void onDatagram(ByteBuffer pkt, int len, int index, int srcIp, int srcPort) {
+        counters.packetsIn.increment();
+        counters.bytesIn.add(len);
+        if (len < Bth.LENGTH + Icrc.LENGTH) {
+            counters.malformedDrops.increment();
+            return;
+        }
+        IcrcCheck ok = icrc.verify(srcIp, srcPort, ipv4, udpPort, pkt, len, index);
+        if (ok == IcrcCheck.INVALID) {
+            counters.icrcDrops.increment();
+            return;
+        }
+        if (ok == IcrcCheck.VALID_SOME_IP_ID) {
+            counters.icrcAnyIdAccepts.increment();
+        }
+        dispatch(pkt, len - Icrc.LENGTH, srcIp);
+    }
+
+    private void dispatch(ByteBuffer pkt, int len, int srcIp) {
+        int opcode = Bth.opcode(pkt, 0);
+        if (Bth.transportVersion(pkt, 0) != 0) {
+            counters.malformedDrops.increment();
+            return;
+        }
+        if ((Bth.pkey(pkt, 0) & 0x7FFF) != (Bth.DEFAULT_PKEY & 0x7FFF)) {
+            // §1.6: the P_Key must match our only key, 0xFFFF (low 15 bits equal)
+            counters.malformedDrops.increment();
+            return;
+        }
+        int destQp = Bth.destQp(pkt, 0);
+        if (opcode == Opcode.UD_SEND_ONLY.code()) {         // CM MADs to QP1 (§5.1)
+            if (destQp == Mad.GSI_QP) {
+                inbound.gsi(pkt, len, srcIp);
+            } else {
+                counters.malformedDrops.increment();
+            }
+            return;
+        }
+        if (opcode > 0x1F || !inbound.rc(destQp, pkt, len, srcIp)) {   // not RC (opcode bits 7:5 != 0), no QP
+            counters.malformedDrops.increment();
+        }
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    /** Closes the socket, stops the threads and waits for the receive and transmit threads a while. */
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            socket.close();
+        } catch (IOException e) {
+            LOG.warn("{}: closing the UDP socket: {}", name, e.getMessage());
+        }
+        timers.shutdownNow();
+        events.shutdown();
+        try {
+            receiver.join(2000);
+            transmitter.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
