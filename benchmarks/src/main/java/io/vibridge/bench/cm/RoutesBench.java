@@ -34,9 +34,9 @@ public class RoutesBench {
     static final int ROUTES = 1000;
 
     private Routes routes;
-    private final byte[] exact = "service-500".getBytes(StandardCharsets.UTF_8);
-    private final byte[] prefixed = "tenant-999/volume-7".getBytes(StandardCharsets.UTF_8);
-    private final byte[] direct = "10.0.0.1:4420".getBytes(StandardCharsets.UTF_8);
+    private final byte[] calledExact = "service-500".getBytes(StandardCharsets.UTF_8);
+    private final byte[] calledPrefix = "tenant-999/volume-7".getBytes(StandardCharsets.UTF_8);
+    private final byte[] calledDirect = "10.0.0.1:4420".getBytes(StandardCharsets.UTF_8);
 
     @Setup
     public void setup() {
@@ -51,16 +51,16 @@ public class RoutesBench {
 
     @Benchmark
     public Optional<Route> exact() {
-        return routes.lookup(exact);
+        return routes.lookup(calledExact);
     }
 
     @Benchmark
     public Optional<Route> prefix() {
-        return routes.lookup(prefixed);
+        return routes.lookup(calledPrefix);
     }
 
     @Benchmark
     public Optional<Route> direct() {
-        return routes.lookup(direct);
+        return routes.lookup(calledDirect);
     }
 }
