@@ -1,4 +1,4 @@
-package io.vibridge.vitcp.bench;
+package io.vibridge.bench.vitcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.vibridge.vitcp.bench;
+package io.vibridge.bench.vitcp;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package io.vibridge.vitcp.bench;
+package io.vibridge.bench.vitcp;
 
 import io.vibridge.vitcp.provider.ConnectListener;
 import io.vibridge.vitcp.provider.Descriptor;

@@ -1,4 +1,4 @@
-package io.vibridge.verbs.bench;
+package io.vibridge.bench.verbs;
 
 import io.vibridge.verbs.Access;
 import io.vibridge.verbs.AcceptParams;
