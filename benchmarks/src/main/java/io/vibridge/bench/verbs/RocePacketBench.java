@@ -2,7 +2,6 @@ package io.vibridge.bench.verbs;
 
 import io.vibridge.verbs.soft.wire.Bth;
 import io.vibridge.verbs.soft.wire.Opcode;
-import io.vibridge.verbs.soft.wire.PacketView;
 import io.vibridge.verbs.soft.wire.PacketWriter;
 import io.vibridge.verbs.soft.wire.Psn;
 import io.vibridge.verbs.soft.wire.Reth;
@@ -23,7 +22,7 @@ import org.openjdk.jmh.infra.Blackhole;
 /**
  * The RoCEv2 transport headers per packet (IB-WIRE-REFERENCE §2): {@link PacketWriter} as the requester and responder write
  * them (BTH, and RETH on a WRITE FIRST), the static {@link Bth}/{@link Reth} reads the receive path
- * dispatches on, and {@link PacketView} (WireBench's "wrap + 6 fields").
+ * dispatches on (PacketView, WireBench's "wrap + 6 fields", is test code now: the data path never used it).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -37,7 +36,6 @@ public class RocePacketBench {
     static final int DEST_QP = 0x11;
 
     private final PacketWriter writer = new PacketWriter();
-    private final PacketView view = new PacketView();
     private final ByteBuffer out = ByteBuffer.allocateDirect(8192);
     private ByteBuffer packet;
     private int packetLength;
@@ -84,16 +82,5 @@ public class RocePacketBench {
         bh.consume(Reth.virtualAddress(packet, Bth.LENGTH));
         bh.consume(Reth.rkey(packet, Bth.LENGTH));
         bh.consume(Reth.dmaLength(packet, Bth.LENGTH));
-    }
-
-    @Benchmark
-    public void packetViewWrap(Blackhole bh) {
-        view.wrap(packet, 0, packetLength);
-        bh.consume(view.psn());
-        bh.consume(view.destQp());
-        bh.consume(view.payloadLength());
-        bh.consume(view.padCount());
-        bh.consume(view.pkey());
-        bh.consume(view.opcode());
     }
 }

@@ -35,6 +35,5 @@ class RocePacketBenchTest {
     @Test
     void readersAcceptThePacket() {
         bench.parseDataPath(Blackholes.create());
-        bench.packetViewWrap(Blackholes.create());
     }
 }
