@@ -30,7 +30,7 @@ public interface QueuePairAccessHandler {
      * A duplicate of a READ still being answered is not handed over again: the one answer serves both
      * (IB-WIRE-REFERENCE §4.6, §4.8: the requester accepts the response stream from the READ's first PSN).
      */
-    void onRead(long va, int rkey, int length, RemoteAccessHandler.ReadResponder responder);
+    void onRead(long va, int rkey, int length, ReadResponder responder);
 
     /**
      * A receive completion is about to be queued on this QP's receive CQ with success (an inbound SEND, or

@@ -3,7 +3,7 @@ package io.vibridge.gateway.bridge;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.vibridge.verbs.QueuePairAccessHandler;
-import io.vibridge.verbs.RemoteAccessHandler;
+import io.vibridge.verbs.ReadResponder;
 import io.vibridge.vitcp.engine.OutboundWork;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -69,7 +69,7 @@ final class CutThrough implements QueuePairAccessHandler {
     static final int MAX_READ = 16 << 20;
 
     @Override
-    public void onRead(long va, int rkey, int length, RemoteAccessHandler.ReadResponder responder) {
+    public void onRead(long va, int rkey, int length, ReadResponder responder) {
         if (!open || length > MAX_READ) {
             responder.fail(); // NAK remote access: no client any more, or an unreasonable size
             return;
@@ -94,12 +94,12 @@ final class CutThrough implements QueuePairAccessHandler {
 
     /** The parts of one target READ split into several VI RDMA Reads. */
     static final class ReadParent {
-        final RemoteAccessHandler.ReadResponder responder;
+        final ReadResponder responder;
         final ByteBuffer data;
         int remaining;
         boolean failed;
 
-        ReadParent(RemoteAccessHandler.ReadResponder responder, int length, int parts) {
+        ReadParent(ReadResponder responder, int length, int parts) {
             this.responder = responder;
             this.data = ByteBuffer.allocate(length);
             this.remaining = parts;
@@ -137,7 +137,7 @@ final class CutThrough implements QueuePairAccessHandler {
         ByteBuf data;
         final boolean imm;
         final int immediate;
-        final RemoteAccessHandler.ReadResponder responder;
+        final ReadResponder responder;
         final CutThrough owner;
         ByteBuffer readData;
         ReadParent parent;
@@ -148,7 +148,7 @@ final class CutThrough implements QueuePairAccessHandler {
         boolean done;
 
         Op(int operation, long va, int rkey, int length, ByteBuf data, boolean imm, int immediate,
-                RemoteAccessHandler.ReadResponder responder, CutThrough owner, int receivesBefore) {
+                ReadResponder responder, CutThrough owner, int receivesBefore) {
             this.receivesBefore = receivesBefore;
             this.operation = operation;
             this.va = va;

@@ -185,6 +185,14 @@ public final class FlowC0Channel {
         return Inbound.MESSAGE;
     }
 
+    /**
+     * A receive completion the owner drops unread while tearing the connection down (flushed, or data it
+     * no longer delivers): the buffer is no longer posted, the credits are left as they are.
+     */
+    public void receiveDiscarded() {
+        posted--;
+    }
+
     // ------------------------------------------------------------------ sending
 
     /** May a message (Send with or without payload, or WRITE WITH IMMEDIATE) be posted now? */

@@ -11,7 +11,7 @@ import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
 import io.vibridge.gateway.admin.AdminServer;
 import io.vibridge.gateway.admin.ConnectionInfo;
-import io.vibridge.gateway.bridge.Bridge;
+import io.vibridge.gateway.bridge.BridgedConnection;
 import io.vibridge.gateway.bridge.BridgeContext;
 import io.vibridge.gateway.bridge.staging.StagingPool;
 import io.vibridge.gateway.config.GatewayConfig;
@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The gateway service: opens the verbs device, registers the staging pool, binds the VI/TCP
- * listener (one {@link Bridge} per accepted socket, on that socket's event loop) and the admin HTTP
+ * listener (one {@link BridgedConnection} per accepted socket, on that socket's event loop) and the admin HTTP
  * endpoint, and drains connections on {@link #close()}.
  */
 public final class GatewayServer implements AutoCloseable {
@@ -124,7 +124,7 @@ public final class GatewayServer implements AutoCloseable {
     private void bind() {
         NetServerOptions o = new NetServerOptions().setTcpNoDelay(true).setReuseAddress(true)
                 .setHost(config.listen().host()).setPort(config.listen().port()).setAcceptBacklog(4096);
-        // each Bridge runs on the event loop of the listener that accepted its socket: a single listener would
+        // each BridgedConnection runs on the event loop of the listener that accepted its socket: a single listener would
         // put every connection's setup (CQ, QP, CM REQ, VI segments) on one thread, so bind one per core
         // Vert.x shares a bound port among the listeners of one Vertx; port 0 is never shared, a negative
         // port is one OS-chosen port shared by every listener asking for that same negative value: one value
@@ -199,7 +199,7 @@ public final class GatewayServer implements AutoCloseable {
             socket.close();
             return;
         }
-        new Bridge(shared, vertx, socket).start();
+        new BridgedConnection(shared, vertx, socket).start();
     }
 
     private void registerDeviceMeters(GatewayMetrics m) {
@@ -234,7 +234,7 @@ public final class GatewayServer implements AutoCloseable {
 
     private List<ConnectionInfo> connections() {
         List<ConnectionInfo> l = new ArrayList<>();
-        for (Bridge b : shared.bridges()) {
+        for (BridgedConnection b : shared.bridges()) {
             l.add(b.info());
         }
         l.sort((a, b) -> Long.compare(a.id(), b.id()));
@@ -283,14 +283,14 @@ public final class GatewayServer implements AutoCloseable {
         if (open > 0) {
             log.info("gateway shutting down: draining {} connections (grace {})", open, grace);
         }
-        for (Bridge b : shared.bridges()) {
+        for (BridgedConnection b : shared.bridges()) {
             b.shutdownAsync();
         }
         long deadline = System.nanoTime() + grace.toNanos() + 2_000_000_000L;
         while (!shared.bridges().isEmpty() && System.nanoTime() < deadline) {
             sleep(20);
         }
-        for (Bridge b : shared.bridges()) {
+        for (BridgedConnection b : shared.bridges()) {
             b.forceCloseAsync();
         }
         long hard = System.nanoTime() + 2_000_000_000L;

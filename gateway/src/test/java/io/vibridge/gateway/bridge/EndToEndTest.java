@@ -146,7 +146,7 @@ class EndToEndTest {
                     assertThat(TestSupport.crc(c.mr.buffer(), c.sendArea(2 + i), 30000)).isEqualTo(expect);
                 }
             }
-            // RDMA Writes with immediate: each consumes a target receive (project rule); more of them than the
+            // RDMA Writes with immediate: each consumes a target receive (CM-MAPPING §4); more of them than the
             // target has receives, so FlowC 0 credit updates must keep flowing although they carry no header
             long before = target.writesWithImm.get();
             for (int i = 0; i < 20; i++) {
@@ -233,7 +233,7 @@ class EndToEndTest {
         try (var tap = new SegmentTap(gateway.port());
                 var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
             c.connect(tap.port(), "echo" + flowc);
-            Bridge bridge = gateway.bridgeContext().bridges().stream()
+            BridgedConnection bridge = gateway.bridgeContext().bridges().stream()
                     .filter(b -> b.clientPort() == tap.upstreamPort()).findFirst().orElseThrow();
             int area = c.sendArea(3);
             int len = 10_000;
@@ -292,7 +292,7 @@ class EndToEndTest {
         try (var tap = new SegmentTap(gateway.port());
                 var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
             c.connect(tap.port(), "echo" + flowc);
-            Bridge bridge = gateway.bridgeContext().bridges().stream()
+            BridgedConnection bridge = gateway.bridgeContext().bridges().stream()
                     .filter(b -> b.clientPort() == tap.upstreamPort()).findFirst().orElseThrow();
             int area = c.sendArea(3);
             int len = 5_000;

@@ -47,12 +47,12 @@ class HostileClientTest {
         good = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 8);
         good.connect(gateway.port(), "echo");
         logs.start();
-        ((Logger) LoggerFactory.getLogger(Bridge.class)).addAppender(logs);
+        ((Logger) LoggerFactory.getLogger("io.vibridge.gateway.bridge")).addAppender(logs);
     }
 
     @AfterAll
     static void stop() {
-        ((Logger) LoggerFactory.getLogger(Bridge.class)).detachAppender(logs);
+        ((Logger) LoggerFactory.getLogger("io.vibridge.gateway.bridge")).detachAppender(logs);
         good.close();
         nic.close();
         gateway.close();

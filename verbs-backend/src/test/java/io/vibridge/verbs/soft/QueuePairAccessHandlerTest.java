@@ -3,7 +3,7 @@ package io.vibridge.verbs.soft;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.verbs.QueuePairAccessHandler;
-import io.vibridge.verbs.RemoteAccessHandler;
+import io.vibridge.verbs.ReadResponder;
 import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
@@ -55,7 +55,7 @@ class QueuePairAccessHandlerTest {
             }
 
             @Override
-            public void onRead(long va, int rkey, int length, RemoteAccessHandler.ReadResponder responder) {
+            public void onRead(long va, int rkey, int length, ReadResponder responder) {
                 seen.add("R" + Integer.toHexString(rkey) + ":" + length);
                 other.execute(() -> {
                     try {

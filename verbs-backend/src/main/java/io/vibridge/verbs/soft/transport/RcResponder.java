@@ -3,7 +3,7 @@ package io.vibridge.verbs.soft.transport;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePairAccessHandler;
 import io.vibridge.verbs.ReceiveWorkRequest;
-import io.vibridge.verbs.RemoteAccessHandler;
+import io.vibridge.verbs.ReadResponder;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
@@ -507,7 +507,7 @@ final class RcResponder {
     }
 
     /** Completes a handler-answered READ later, from any thread; its responses leave in request order. */
-    private final class DeferredRead implements RemoteAccessHandler.ReadResponder {
+    private final class DeferredRead implements ReadResponder {
         private final int psn;
         private final int len;
         private final int epochAtStart;

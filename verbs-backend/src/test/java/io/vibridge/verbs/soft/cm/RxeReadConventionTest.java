@@ -10,7 +10,7 @@ import io.vibridge.verbs.QpInitAttributes;
 import io.vibridge.verbs.QueuePair;
 import io.vibridge.verbs.QueuePairAccessHandler;
 import io.vibridge.verbs.ReceiveWorkRequest;
-import io.vibridge.verbs.RemoteAccessHandler;
+import io.vibridge.verbs.ReadResponder;
 import io.vibridge.verbs.VerbsDevice;
 import io.vibridge.verbs.soft.TestDevices;
 import io.vibridge.verbs.soft.wire.Bth;
@@ -36,7 +36,7 @@ class RxeReadConventionTest {
     @Test
     void anAckWaitsBehindTheReadResponsesAHandlerStillOwes() throws Exception {
         try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
-            CompletableFuture<RemoteAccessHandler.ReadResponder> owed = new CompletableFuture<>();
+            CompletableFuture<ReadResponder> owed = new CompletableFuture<>();
             QueuePair qp = connectedQp(dev, peer, new QueuePairAccessHandler() {
                 @Override
                 public boolean onWrite(long va, int rkey, ByteBuffer payload, boolean first, boolean last,
@@ -45,13 +45,13 @@ class RxeReadConventionTest {
                 }
 
                 @Override
-                public void onRead(long va, int rkey, int length, RemoteAccessHandler.ReadResponder responder) {
+                public void onRead(long va, int rkey, int length, ReadResponder responder) {
                     owed.complete(responder);
                 }
             });
             peer.sendRead(qp.qpNum(), OUR_RQ, 0x1000, 0x77, 100);
             peer.sendRc(Opcode.SEND_ONLY, qp.qpNum(), OUR_RQ + 1, new byte[8]);
-            RemoteAccessHandler.ReadResponder r = owed.get(10, TimeUnit.SECONDS);
+            ReadResponder r = owed.get(10, TimeUnit.SECONDS);
             Thread.sleep(100);                   // the SEND was executed meanwhile; its ACK must not have left
             r.complete(ByteBuffer.allocate(100));
             ByteBuffer first = peer.receiveRc();
@@ -146,7 +146,7 @@ class RxeReadConventionTest {
                 }
 
                 @Override
-                public void onRead(long va, int rkey, int length, RemoteAccessHandler.ReadResponder responder) {
+                public void onRead(long va, int rkey, int length, ReadResponder responder) {
                     // never answered: the READ stays owed
                 }
             });

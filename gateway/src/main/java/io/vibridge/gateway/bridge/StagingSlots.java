@@ -1,0 +1,240 @@
+package io.vibridge.gateway.bridge;
+
+import io.vibridge.cm.hello.FlowControlHeader;
+import io.vibridge.gateway.bridge.staging.StagingPool;
+import io.vibridge.verbs.MemoryRegion;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * One connection's staging slots (DESIGN "Operation mapping"), as a struct of arrays indexed by the
+ * local slot number: slots {@code 0..R-1} hold the target's SENDs (one InfiniBand receive each),
+ * slots {@code R..R+C-1} hold the client's messages (a Send, an RDMA Write payload or RDMA Read data,
+ * one message per slot). Every slot keeps {@link #HEADROOM} bytes in front of its payload for the
+ * FlowC 0 header (CM-MAPPING §4), so a client Send goes to the target from where it landed.
+ *
+ * <p>Client slots cycle through: free stack -> admitted ({@link #admit}) -> taken by the engine's
+ * callback ({@link #takeAdmitted}) -> the client-to-target FIFO ({@link #enqueue}) -> posted -> free.
+ * RDMA Read slots also sit in the read FIFO until their Read Response went to the client. Rings and
+ * stacks are int arrays sized to the slot count: nothing is allocated per message.
+ */
+final class StagingSlots {
+    /** Room for the FlowC 0 header in front of every slot's payload (CM-MAPPING §4). */
+    static final int HEADROOM = FlowControlHeader.LENGTH;
+
+    /** What a client slot holds; target slots are NONE until their SEND is handed to the engine. */
+    enum Op { NONE, SEND, WRITE, READ }
+
+    private final StagingPool pool;
+    private final int[] poolSlots;
+    final int recvSlots;
+    final int clientSlots;
+    /** The FlowC 0 control block (credit-update headers), or -1. */
+    final int controlBlock;
+
+    final Op[] op;
+    final int[] len;
+    final int[] imm;
+    final boolean[] hasImm;
+    final long[] raddr;
+    final int[] rkey;
+    final int[] msgNo;
+    final long[] placed;
+    /** InfiniBand work requests of the slot still outstanding (an RDMA Write with immediate posts two). */
+    final int[] pendingWr;
+    /** RDMA Read slots: the InfiniBand READ completed, the Read Response may go out. */
+    final boolean[] readReady;
+    /** A view of the whole slot, reused for every message in it (positions set per use). */
+    final ByteBuffer[] views;
+    final ByteBuffer[] buffer;
+    final MemoryRegion[] region;
+    /** Offset of the slot (its headroom) in {@link #buffer}. */
+    final int[] base;
+
+    private final int[] freeStack;
+    private int freeTop;
+    private int admitted = -1;
+    private final int[] fifo;
+    private int fifoHead;
+    private int fifoCount;
+    private final int[] readFifo;
+    private int readHead;
+    private int readCount;
+
+    private StagingSlots(StagingPool pool, int[] poolSlots, int recvSlots, int controlBlock) {
+        this.pool = pool;
+        this.poolSlots = poolSlots;
+        this.recvSlots = recvSlots;
+        int per = poolSlots.length;
+        this.clientSlots = per - recvSlots;
+        this.controlBlock = controlBlock;
+        op = new Op[per];
+        Arrays.fill(op, Op.NONE);
+        len = new int[per];
+        imm = new int[per];
+        hasImm = new boolean[per];
+        raddr = new long[per];
+        rkey = new int[per];
+        msgNo = new int[per];
+        placed = new long[per];
+        pendingWr = new int[per];
+        readReady = new boolean[per];
+        views = new ByteBuffer[per];
+        buffer = new ByteBuffer[per];
+        region = new MemoryRegion[per];
+        base = new int[per];
+        for (int l = 0; l < per; l++) {
+            // the slots may lie in different chunks of the pool (each its own registered buffer)
+            buffer[l] = pool.buffer(poolSlots[l]);
+            region[l] = pool.region(poolSlots[l]);
+            base[l] = pool.offset(poolSlots[l]);
+            views[l] = buffer[l].slice(base[l], pool.slotSize());
+        }
+        freeStack = new int[clientSlots];
+        for (int i = 0; i < clientSlots; i++) {
+            freeStack[i] = per - 1 - i;
+        }
+        freeTop = clientSlots;
+        fifo = new int[per];
+        readFifo = new int[per];
+    }
+
+    /**
+     * Reserves {@code total} slots of the pool, {@code recvSlots} of them for target SENDs, plus a
+     * control block when {@code control}; null when the pool is exhausted (nothing is held then).
+     */
+    static StagingSlots reserve(StagingPool pool, int total, int recvSlots, boolean control) {
+        if (recvSlots < 0 || recvSlots > total) {
+            throw new IllegalArgumentException("receive slots " + recvSlots + " of " + total);
+        }
+        int[] got = new int[total];
+        if (!pool.reserve(total, got)) {
+            return null;
+        }
+        int block = -1;
+        if (control) {
+            block = pool.reserveControl();
+            if (block < 0) {
+                pool.release(got, total);
+                return null;
+            }
+        }
+        return new StagingSlots(pool, got, recvSlots, block);
+    }
+
+    /** Returns every slot and the control block to the pool (once the queue pair flushed). */
+    void release() {
+        pool.release(poolSlots, poolSlots.length);
+        pool.releaseControl(controlBlock);
+    }
+
+    int slotSize() {
+        return pool.slotSize();
+    }
+
+    /** Bytes of payload a slot takes (its size less the FlowC 0 headroom). */
+    int payloadCapacity() {
+        return pool.slotSize() - HEADROOM;
+    }
+
+    long reservedBytes() {
+        return (long) poolSlots.length * pool.slotSize();
+    }
+
+    long bufferedBytes() {
+        return (long) (clientSlots - freeTop) * pool.slotSize();
+    }
+
+    // ---------------------------------------------------------------------------- client slots
+
+    /** Whether a message was admitted and its slot not taken yet. */
+    boolean hasAdmitted() {
+        return admitted >= 0;
+    }
+
+    /** Admits one new client message into a free slot; false when none is free (backpressure). */
+    boolean admit() {
+        if (admitted >= 0) {
+            return true;
+        }
+        if (freeTop == 0) {
+            return false;
+        }
+        admitted = freeStack[--freeTop];
+        return true;
+    }
+
+    /** The admitted slot, now owned by its message; -1 if none was admitted. */
+    int takeAdmitted() {
+        int l = admitted;
+        admitted = -1;
+        return l;
+    }
+
+    /** Returns a client slot to the free stack; true when it held a message that consumed a VI credit. */
+    boolean free(int l) {
+        boolean credit = op[l] == Op.SEND || (op[l] == Op.WRITE && hasImm[l]);
+        op[l] = Op.NONE;
+        freeStack[freeTop++] = l;
+        return credit;
+    }
+
+    int freeClientSlots() {
+        return freeTop;
+    }
+
+    /** Every client slot is free (none admitted, staged, posted or waiting for its Read Response). */
+    boolean clientSlotsIdle() {
+        return freeTop == clientSlots && fifoCount == 0;
+    }
+
+    // ---------------------------------------------------------------------------- client -> target FIFO
+
+    void enqueue(int l) {
+        fifo[(fifoHead + fifoCount) % fifo.length] = l;
+        fifoCount++;
+    }
+
+    /** The oldest staged message, or -1. */
+    int head() {
+        return fifoCount == 0 ? -1 : fifo[fifoHead];
+    }
+
+    void dequeue() {
+        fifoHead = (fifoHead + 1) % fifo.length;
+        fifoCount--;
+    }
+
+    int staged() {
+        return fifoCount;
+    }
+
+    // ---------------------------------------------------------------------------- RDMA Read order
+
+    /** An RDMA Read Request's slot, in the order the Read Responses must go out (VITCP-PROFILE §9.5). */
+    void pushRead(int l) {
+        readFifo[(readHead + readCount) % readFifo.length] = l;
+        readCount++;
+    }
+
+    /** The slot of the oldest Read Response still owed. */
+    int oldestRead() {
+        return readFifo[readHead];
+    }
+
+    int popRead() {
+        int l = readFifo[readHead];
+        readHead = (readHead + 1) % readFifo.length;
+        readCount--;
+        return l;
+    }
+
+    int reads() {
+        return readCount;
+    }
+
+    @Override
+    public String toString() {
+        return "freeSlots=" + freeTop + "/" + clientSlots + " fifo=" + fifoCount + " reads=" + readCount;
+    }
+}

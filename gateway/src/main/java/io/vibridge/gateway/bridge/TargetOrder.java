@@ -1,0 +1,91 @@
+package io.vibridge.gateway.bridge;
+
+import io.vibridge.vitcp.engine.OutboundWork;
+
+/**
+ * The order in which what the target issued reaches the client (IBA 9.5: an RC responder executes
+ * requests in order, so the client must see them in order). Target SENDs arrive as receive
+ * completions; target RDMA arrives through {@link CutThrough}, each operation stamped with the
+ * number of target messages the provider had queued before it ({@link CutThrough.Op#receivesBefore}).
+ * An operation is posted to the VI engine once every message before it was posted, and before any
+ * message after it; the engine writes what it is posted in order, so that is all the ordering takes.
+ * This is the one place that rule lives.
+ */
+final class TargetOrder {
+    /** Where forwarded operations go: the VI engine of the client connection. */
+    interface Client {
+        /** Whether the VI connection is up (operations are posted) or gone (they fail). */
+        boolean up();
+
+        /** Posts a forwarded operation to the VI engine. */
+        void forward(OutboundWork work);
+    }
+
+    private final CutThrough cut;
+    private final Client client;
+    /** Target messages posted to the engine (or dropped) so far, matched against {@code receivesBefore}. */
+    private int receivesPosted;
+
+    /** {@code cut} may be null: a provider without remote-access interception forwards no target RDMA. */
+    TargetOrder(CutThrough cut, Client client) {
+        this.cut = cut;
+        this.client = client;
+    }
+
+    /** A target message was polled: RDMA issued before it goes first, then it counts as posted. */
+    void beforeTargetMessage() {
+        forward();
+        receivesPosted++;
+    }
+
+    /**
+     * Posts queued cut-through operations to the VI engine, in the order the target issued them, up to
+     * the first one that came after a target message not polled yet. Once the client connection is no
+     * longer up, queued operations fail (the target's READs are NAKed, its WRITE copies released).
+     */
+    void forward() {
+        if (cut == null) {
+            return;
+        }
+        CutThrough.Op o;
+        while ((o = cut.queue.peek()) != null) {
+            boolean up = client.up();
+            if (up && o.receivesBefore - receivesPosted > 0) {
+                break; // issued after a target message still in the CQ: posted after it
+            }
+            cut.queue.poll();
+            if (up) {
+                client.forward(o);
+            } else {
+                o.finish(false);
+            }
+        }
+    }
+
+    /** Target READs longer than the agreed MTU are split into several VI RDMA Reads. */
+    void maxRead(long mtu) {
+        if (cut != null) {
+            cut.maxRead = mtu;
+        }
+    }
+
+    /** Closes the handler and fails whatever is still queued. */
+    void close() {
+        if (cut == null) {
+            return;
+        }
+        cut.open = false;
+        CutThrough.Op o;
+        while ((o = cut.queue.poll()) != null) {
+            o.finish(false);
+        }
+    }
+
+    int queued() {
+        return cut == null ? 0 : cut.queue.size();
+    }
+
+    long held() {
+        return cut == null ? 0 : cut.held();
+    }
+}

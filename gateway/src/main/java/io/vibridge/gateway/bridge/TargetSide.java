@@ -1,0 +1,482 @@
+package io.vibridge.gateway.bridge;
+
+import io.vibridge.cm.CmFormatException;
+import io.vibridge.cm.hello.FlowCredits;
+import io.vibridge.gateway.bridge.StagingSlots.Op;
+import io.vibridge.gateway.ib.FlowC0Channel;
+import io.vibridge.gateway.ib.WrId;
+import io.vibridge.gateway.metrics.Direction;
+import io.vibridge.gateway.metrics.GatewayMetrics;
+import io.vibridge.verbs.Capability;
+import io.vibridge.verbs.CmEvent;
+import io.vibridge.verbs.CmId;
+import io.vibridge.verbs.CompletionQueue;
+import io.vibridge.verbs.ConnectParams;
+import io.vibridge.verbs.MemoryRegion;
+import io.vibridge.verbs.QpInitAttributes;
+import io.vibridge.verbs.QpState;
+import io.vibridge.verbs.QueuePair;
+import io.vibridge.verbs.QueuePairAccessHandler;
+import io.vibridge.verbs.SendWorkRequest;
+import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.verbs.VerbsException;
+import io.vibridge.verbs.WcStatus;
+import io.vibridge.verbs.WorkCompletion;
+import io.vibridge.verbs.WrOpcode;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The InfiniBand side of one bridged connection: its CQ, RC QP and CM id; the posting of the
+ * client's staged messages (DESIGN "Operation mapping") through a {@link FlowC0Channel} (CM-MAPPING
+ * §4, or the bare FlowC 1 channel); the demultiplexing of completions by {@link WrId}; and the flush
+ * accounting that says when the QP may be destroyed. It speaks the verbs SPI only: what a completion
+ * means for the VI side is its {@link Events} owner's business. Confined to the connection's event
+ * loop (the provider delivers completion notifications and CM events there through {@code onContext}).
+ */
+final class TargetSide {
+    private static final Logger log = LoggerFactory.getLogger(TargetSide.class);
+
+    /** What a work request was posted for (its {@link WrId} kind). */
+    enum Work {
+        RECV("receive"),
+        SEND("SEND"),
+        WRITE("RDMA WRITE"),
+        READ("RDMA READ"),
+        CREDIT("credit update SEND"),
+        /** A zero-length RDMA WRITE that checks an idle target is still there ({@link #keepaliveTick}). */
+        PROBE("keepalive probe (zero-length RDMA WRITE)");
+
+        static final Work[] ALL = values();
+        final String description;
+
+        Work(String description) {
+            this.description = description;
+        }
+    }
+
+    /** What the InfiniBand side reports, one method per event. */
+    interface Events {
+        /** A CM event of the connection (REP, REJ, timeout, DREQ, TimeWait exit). */
+        void cmEvent(CmEvent event);
+
+        /** Every work request of client slot {@code slot} completed successfully. */
+        void clientMessageDone(int slot);
+
+        /** A work request of client slot {@code slot} failed (not flushed): the QP is in ERROR. */
+        void clientMessageFailed(int slot, WcStatus status);
+
+        /** The last outstanding work request of client slot {@code slot} ended after a failure: free it. */
+        void clientMessageEnded(int slot);
+
+        /** The RDMA READ of client slot {@code slot} completed: its Read Response may go out. */
+        void readDone(int slot);
+
+        /**
+         * A target message was polled (before it is looked at): whatever the target issued before it goes
+         * first (IBA 9.5).
+         */
+        void targetReceivePolled();
+
+        /** A target SEND of {@code length} payload bytes at {@code offset} of receive slot {@code slot}. */
+        void targetMessage(int slot, int offset, int length, boolean hasImmediate, int immediate);
+
+        /** A notification's completions were all polled and reported. */
+        void completionsPolled();
+
+        /** The InfiniBand side cannot go on (a control or receive error, a hostile target, a failed post). */
+        void failed(WcStatus status);
+    }
+
+    private final long connId;
+    private final Events events;
+    private final StagingSlots slots;
+    private final GatewayMetrics metrics;
+    private final MemoryRegion controlRegion;
+    private final int receiveSize;
+    private final CompletionQueue cq;
+    private final QueuePair qp;
+    private final FlowC0Channel channel;
+    private final boolean cutThrough;
+    private CmId cmId;
+    private final WorkCompletion[] wcs = new WorkCompletion[32];
+    private final SendWorkRequest swr = new SendWorkRequest();
+    private int outstandingSends;
+    private boolean stalledOnCredit;
+    private boolean up;
+    /** The InfiniBand side ended or is failing: nothing new is posted. */
+    private boolean down;
+    private boolean disconnectSent;
+    private boolean closed;
+    /** A completion arrived since the last keepalive tick. */
+    private boolean active;
+
+    /**
+     * Creates the CQ and QP and posts a receive in every receive slot (the bufs the Hello advertises).
+     * {@code handler} (may be null) is installed as the QP's remote-access handler when the provider can
+     * ({@link #cutThrough()}).
+     */
+    TargetSide(long connId, BridgeContext shared, StagingSlots slots, int receiveSize, boolean flowC0,
+               Events events, Executor onContext, QueuePairAccessHandler handler) {
+        this.connId = connId;
+        this.events = events;
+        this.slots = slots;
+        this.metrics = shared.metrics;
+        this.receiveSize = receiveSize;
+        this.controlRegion = shared.pool.controlRegion();
+        for (int i = 0; i < wcs.length; i++) {
+            wcs[i] = new WorkCompletion();
+        }
+        int sendWr = 2 * slots.clientSlots + 8;
+        VerbsDevice device = shared.device;
+        cq = device.createCompletionQueue(sendWr + slots.recvSlots + 8);
+        cq.onNotify(this::onCqNotify, onContext);
+        qp = shared.pd.createQueuePair(new QpInitAttributes(cq, cq, sendWr, slots.recvSlots + 1));
+        channel = flowC0
+                ? FlowC0Channel.of(qp, controlRegion, shared.pool.controlOffset(slots.controlBlock),
+                        WrId.of(Work.CREDIT, 0))
+                : FlowC0Channel.bare(qp);
+        boolean installed = false;
+        if (handler != null && device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER)) {
+            try {
+                qp.setAccessHandler(handler); // every inbound RDMA on this QP: forwarded to the client
+                installed = true;
+            } catch (UnsupportedOperationException e) {
+                installed = false;
+            }
+        }
+        cutThrough = installed;
+        for (int l = 0; l < slots.recvSlots; l++) {
+            postReceive(l);
+        }
+        cq.requestNotify(false);
+    }
+
+    /** Whether target RDMA reaches the client (the provider took the remote-access handler). */
+    boolean cutThrough() {
+        return cutThrough;
+    }
+
+    /** Sends the CM REQ; CM events come back through {@link Events#cmEvent} on {@code onContext}. */
+    void connect(VerbsDevice device, ConnectParams params, Executor onContext) {
+        cmId = device.connectionManager().connect(params, qp, events::cmEvent, onContext);
+    }
+
+    /**
+     * The RC connection is established: staged messages may go. With FlowC 0 the credits start from the
+     * target's bufs in its HelloReply and our receive slots (CM-MAPPING §4).
+     */
+    void established(int targetBufs) {
+        up = true;
+        channel.start(new FlowCredits(targetBufs, slots.recvSlots));
+    }
+
+    // ---------------------------------------------------------------------------- client -> target
+
+    /** Posts staged client messages to the target in order; FlowC 0 messages wait for credits. */
+    void postStaged() {
+        if (!up || down || closed) {
+            return;
+        }
+        int l;
+        while ((l = slots.head()) >= 0) {
+            boolean needsCredit = slots.op[l] == Op.SEND || (slots.op[l] == Op.WRITE && slots.hasImm[l]);
+            if (needsCredit && !channel.canSend()) {
+                if (!stalledOnCredit) {
+                    stalledOnCredit = true;
+                    metrics.creditStall(Direction.CLIENT_TO_TARGET);
+                }
+                return;
+            }
+            stalledOnCredit = false;
+            try {
+                post(l);
+            } catch (VerbsException e) {
+                log.warn("conn {} post to the target failed: {}", connId, e.toString());
+                events.failed(WcStatus.GENERAL_ERROR);
+                return;
+            }
+            slots.dequeue();
+        }
+    }
+
+    private void post(int l) {
+        int payload = slots.base[l] + StagingSlots.HEADROOM;
+        int n = slots.len[l];
+        switch (slots.op[l]) {
+            case SEND -> {
+                counted(l);
+                channel.send(WrId.of(Work.SEND, l), slots.region[l], payload, n, slots.hasImm[l], slots.imm[l]);
+            }
+            case WRITE -> {
+                if (n > 0 || !slots.hasImm[l]) {
+                    counted(l);
+                    swr.set(WrId.of(Work.WRITE, l), WrOpcode.RDMA_WRITE, slots.region[l], payload, n)
+                            .remote(slots.raddr[l], slots.rkey[l]).signaled(true);
+                    qp.postSend(swr);
+                }
+                if (slots.hasImm[l]) {
+                    // CM-MAPPING §4: the immediate goes in a zero-length RDMA WRITE WITH IMMEDIATE after the data
+                    counted(l);
+                    channel.writeWithImmediate(WrId.of(Work.WRITE, l), null, 0, 0, slots.raddr[l] + n, slots.rkey[l],
+                            slots.imm[l]);
+                }
+            }
+            case READ -> {
+                if (n == 0) {
+                    slots.readReady[l] = true; // VITCP-PROFILE §9.7: one empty Read Response, no InfiniBand READ
+                } else {
+                    counted(l);
+                    swr.set(WrId.of(Work.READ, l), WrOpcode.RDMA_READ, slots.region[l], payload, n)
+                            .remote(slots.raddr[l], slots.rkey[l]).signaled(true);
+                    qp.postSend(swr);
+                }
+            }
+            case NONE -> throw new IllegalStateException("slot " + l + " has no operation");
+        }
+    }
+
+    /** One more work request of slot {@code l} is about to be posted. */
+    private void counted(int l) {
+        slots.pendingWr[l]++;
+        outstandingSends++;
+    }
+
+    /** Reposts the receive of target slot {@code l}; the target learns of it from our next header. */
+    void repost(int l) {
+        if (down || closed || disconnectSent) {
+            return;
+        }
+        postReceive(l);
+        postStaged(); // a data Send carries the news itself
+        channel.maybeSendCreditUpdate(); // else a credit update, if the target believes it is short
+    }
+
+    private void postReceive(int l) {
+        channel.postReceive(WrId.of(Work.RECV, l), slots.region[l], slots.base[l],
+                Math.min(receiveSize, slots.slotSize()));
+    }
+
+    /**
+     * An RC QP with nothing outstanding never learns that its peer vanished (IBA has no keepalive), so a VI
+     * client waiting for the target would wait for ever. Every {@code infiniband.keepalive} a connection whose
+     * InfiniBand side saw no completion and has nothing in flight sends a zero-length RDMA WRITE: it needs no
+     * R_Key and touches no memory (IBA C9-88; rxe check_rkey), is acknowledged by any responder with remote write
+     * access (rdma_cm grants it to every RC QP, cm.c cm_init_qp_init_attr), and a dead target fails it after
+     * the retry count, which closes the client connection like any InfiniBand error.
+     */
+    void keepaliveTick() {
+        boolean quiet = !active;
+        active = false;
+        if (!quiet || down || closed || outstandingSends > 0 || channel.creditUpdateInFlight()) {
+            return;
+        }
+        swr.set(WrId.of(Work.PROBE, 0), WrOpcode.RDMA_WRITE, controlRegion, 0, 0).remote(0, 0).signaled(true);
+        outstandingSends++;
+        qp.postSend(swr);
+    }
+
+    // ---------------------------------------------------------------------------- completions
+
+    private void onCqNotify() {
+        drain();
+        if (!closed) {
+            cq.requestNotify(false);
+            drain();
+        }
+        events.completionsPolled();
+    }
+
+    /** Polls every completion and reports it (stops early once the side was closed meanwhile). */
+    void drain() {
+        if (closed) {
+            return;
+        }
+        int n;
+        while ((n = cq.poll(wcs)) > 0) {
+            for (int i = 0; i < n; i++) {
+                onCompletion(wcs[i]);
+                if (closed) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void onCompletion(WorkCompletion wc) {
+        active = true;
+        Work kind = WrId.kind(wc.wrId, Work.ALL);
+        int l = WrId.slot(wc.wrId);
+        if (kind == Work.RECV) {
+            onReceive(l, wc);
+            return;
+        }
+        if (kind == Work.CREDIT) {
+            channel.onSendCompletion(wc); // the channel may send the next one at once
+        } else {
+            outstandingSends--;
+        }
+        boolean control = kind == Work.CREDIT || kind == Work.PROBE;
+        if (wc.status != WcStatus.SUCCESS) {
+            if (wc.status != WcStatus.WR_FLUSH_ERROR) {
+                log.info("conn {} InfiniBand {} failed: {}", connId, kind.description, wc.status);
+                if (!control && slots.op[l] != Op.NONE) {
+                    events.clientMessageFailed(l, wc.status);
+                } else {
+                    events.failed(wc.status);
+                }
+            }
+            if (!control && --slots.pendingWr[l] == 0 && slots.op[l] != Op.NONE) {
+                events.clientMessageEnded(l);
+            }
+            return;
+        }
+        if (control || --slots.pendingWr[l] > 0) {
+            return;
+        }
+        switch (slots.op[l]) {
+            case SEND, WRITE -> events.clientMessageDone(l);
+            case READ -> {
+                slots.readReady[l] = true;
+                events.readDone(l);
+            }
+            case NONE -> {
+            }
+        }
+    }
+
+    /** A target SEND, credit update or WRITE WITH IMMEDIATE consumed the receive of slot {@code l}. */
+    private void onReceive(int l, WorkCompletion wc) {
+        if (wc.status == WcStatus.SUCCESS) {
+            events.targetReceivePolled();
+        }
+        FlowC0Channel.Inbound in;
+        try {
+            in = channel.onReceive(wc, slots.buffer[l], slots.base[l]);
+        } catch (CmFormatException e) {
+            log.warn("conn {} target sent a bad flow-control header: {}", connId, e.getMessage());
+            events.failed(WcStatus.REMOTE_INVALID_REQUEST);
+            return;
+        }
+        switch (in) {
+            case FAILED -> {
+                if (wc.status != WcStatus.WR_FLUSH_ERROR) {
+                    events.failed(wc.status);
+                }
+            }
+            case WRITE_WITH_IMMEDIATE -> {
+                // a target RDMA WRITE WITH IMMEDIATE: its data and immediate went to the client through the
+                // cut-through handler; the receive it consumed is reposted (FlowC 0: one mseq, CM-MAPPING §4)
+                if (!cutThrough) {
+                    log.warn("conn {} target RDMA WRITE WITH IMMEDIATE without cut-through: closing", connId);
+                    events.failed(WcStatus.REMOTE_INVALID_REQUEST);
+                    return;
+                }
+                repost(l);
+            }
+            case CREDIT_UPDATE -> repost(l); // the target's mseqack may have freed credits too
+            case MESSAGE -> {
+                postStaged(); // the target's mseqack may have freed credits
+                channel.maybeSendCreditUpdate();
+                int h = channel.headroom();
+                events.targetMessage(l, h, wc.byteLength - h, wc.hasImmediate, wc.immediate);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------- teardown
+
+    /** The InfiniBand side ended or is failing (a DREQ, a REJ, an error): nothing new is posted. */
+    void markDown() {
+        down = true;
+    }
+
+    boolean down() {
+        return down;
+    }
+
+    /** Whether a CM REQ went out (so a DREQ, a REJ or a timeout must end it). */
+    boolean connectStarted() {
+        return cmId != null;
+    }
+
+    /** Sends the CM DREQ once (the QP goes to ERROR and its work requests flush); false without a CM id. */
+    boolean disconnect() {
+        if (cmId == null) {
+            return false;
+        }
+        if (!disconnectSent) {
+            disconnectSent = true;
+            try {
+                cmId.disconnect();
+            } catch (RuntimeException e) {
+                log.debug("conn {} disconnect: {}", connId, e.toString());
+            }
+        }
+        return true;
+    }
+
+    boolean disconnectSent() {
+        return disconnectSent;
+    }
+
+    /**
+     * Moves the QP to ERROR if work is still posted and counts the flushes without reporting them;
+     * true once nothing is outstanding, so the QP and CQ may be destroyed.
+     */
+    boolean flushed() {
+        drainQuietly();
+        if (!idle() && qp.state() != QpState.ERROR) {
+            qp.toError();
+        }
+        drainQuietly();
+        return idle();
+    }
+
+    /** Nothing posted on the QP any more: no receive, no send, no credit update. */
+    private boolean idle() {
+        return channel.postedReceives() == 0 && outstandingSends == 0 && !channel.creditUpdateInFlight();
+    }
+
+    private void drainQuietly() {
+        int n;
+        while ((n = cq.poll(wcs)) > 0) {
+            for (int i = 0; i < n; i++) {
+                WorkCompletion wc = wcs[i];
+                switch (WrId.kind(wc.wrId, Work.ALL)) {
+                    case RECV -> channel.receiveDiscarded();
+                    case CREDIT -> channel.onSendCompletion(wc); // a flush: nothing new is posted
+                    default -> outstandingSends--;
+                }
+            }
+        }
+    }
+
+    /** Destroys the QP and CQ. */
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            qp.close();
+        } catch (RuntimeException e) {
+            log.debug("conn {} QP close: {}", connId, e.toString());
+        }
+        try {
+            cq.close();
+        } catch (RuntimeException e) {
+            log.debug("conn {} CQ close: {}", connId, e.toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        FlowCredits c = channel.credits();
+        return "postedRecvs=" + channel.postedReceives() + " outstandingSends=" + outstandingSends
+                + " creditUpdateInFlight=" + channel.creditUpdateInFlight()
+                + (c == null ? "" : " credits=" + c.credits() + " unacked=" + c.unacknowledged()
+                        + " peerBufs=" + c.peerBufs() + " peerView=" + c.peerCredits());
+    }
+}
