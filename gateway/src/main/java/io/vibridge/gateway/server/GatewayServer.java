@@ -72,6 +72,11 @@ public final class GatewayServer implements AutoCloseable {
         dc = dc.withOption("udp-offload", ib.udpOffload());
         device = Verbs.open(dc);
         try {
+            RouteCapabilities.check(config.routes(), device.capabilities(), device.providerName());
+            if (!device.capabilities().contains(Capability.CM_RETRY_CONTROL)) {
+                log.warn("verbs provider {} chooses its own CM retries, ACK timeout, RNR timer and path MTU: "
+                        + "infiniband.max-cm-retries, local-ack-timeout, path-mtu are not applied", device.providerName());
+            }
             pd = device.allocateProtectionDomain();
             GatewayConfig.Staging st = config.staging();
             pool = new StagingPool(pd, st.slotSize(), st.maxSlots(), st.chunkSlots(), config.limits().maxConnections());

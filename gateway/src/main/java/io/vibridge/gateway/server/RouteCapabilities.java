@@ -1,0 +1,58 @@
+package io.vibridge.gateway.server;
+
+import io.vibridge.cm.route.CmFormat;
+import io.vibridge.cm.route.Route;
+import io.vibridge.cm.route.RouteParameters;
+import io.vibridge.cm.route.RouteTarget;
+import io.vibridge.cm.route.Routes;
+import io.vibridge.gateway.config.ConfigError;
+import io.vibridge.verbs.Capability;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Checks at start that the opened verbs provider can serve every route, so a route it cannot serve
+ * is refused with its name instead of failing each connection ("bad HelloReply" on every connect).
+ */
+final class RouteCapabilities {
+    /** rdma_cm's port-space Service IDs, 0x0000000001PPxxxx (IB-WIRE-REFERENCE; Linux cma.c cma_get_service_id). */
+    private static final long RDMA_CM_PREFIX = 0x0000_0000_0100_0000L;
+    private static final long RDMA_CM_MASK = 0xFFFF_FFFF_FF00_0000L;
+
+    private RouteCapabilities() {
+    }
+
+    /**
+     * @throws ConfigError naming the first route (as {@code routes[i]} or {@code direct-routes}) that
+     *         needs what {@code provider} lacks
+     */
+    static void check(Routes routes, Set<Capability> capabilities, String provider) {
+        List<Route> list = routes.routes();
+        for (int i = 0; i < list.size(); i++) {
+            Route r = list.get(i);
+            check("routes[" + i + "]", "route " + r.discriminator(), r.target(), capabilities, provider);
+        }
+        routes.directRoutes().ifPresent(p -> check("direct-routes", "direct routes", sample(p), capabilities,
+                provider));
+    }
+
+    private static void check(String key, String name, RouteTarget t, Set<Capability> capabilities,
+                              String provider) {
+        if (t.parameters().cmFormat() == CmFormat.HELLO && !capabilities.contains(Capability.CM_PRIVATE_DATA)) {
+            throw new ConfigError(key, name + ": cm-format hello carries the Hello and HelloReply in CM private data, which the "
+                    + provider + " verbs provider does not deliver; use cm-format rdma-cm or the soft provider");
+        }
+        long sid = t.serviceId().value();
+        if ((sid & RDMA_CM_MASK) != RDMA_CM_PREFIX && !capabilities.contains(Capability.ANY_SERVICE_ID)) {
+            throw new ConfigError(key, name + ": Service ID 0x" + Long.toHexString(sid) + " is outside rdma_cm's port space "
+                    + "(0x0000000001PPxxxx), the only one the " + provider + " verbs provider can use; use "
+                    + "service-id = rdma-cm");
+        }
+    }
+
+    /** A direct route's target, for what does not depend on the address or port (the Service ID prefix). */
+    private static RouteTarget sample(RouteParameters parameters) {
+        return new RouteTarget(InetAddress.getLoopbackAddress(), 1, parameters);
+    }
+}

@@ -1,0 +1,57 @@
+package io.vibridge.gateway.server;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.typesafe.config.ConfigFactory;
+import io.vibridge.cm.route.Routes;
+import io.vibridge.gateway.config.ConfigError;
+import io.vibridge.verbs.Capability;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** A route the opened provider cannot serve is refused at start, by name (DiSNI declares none of these). */
+class RouteCapabilitiesTest {
+    private static final Set<Capability> ALL = EnumSet.allOf(Capability.class);
+    private static final Set<Capability> NONE = EnumSet.noneOf(Capability.class);
+
+    private static final String HELLO = "{ match = \"a\", target = \"127.0.0.3\", port = 5000, cm-format = hello }";
+    private static final String RDMA_CM = "{ match = \"b\", target = \"127.0.0.3\", port = 7471, cm-format = rdma-cm }";
+    private static final String HELLO_SDP_ID =
+            "{ match = \"c\", target = \"127.0.0.3\", port = 7471, cm-format = hello, service-id = sdp }";
+
+    private static Routes routes(String... routes) {
+        return Routes.fromConfig(ConfigFactory.parseString("routes = [" + String.join(",", routes) + "]"));
+    }
+
+    @Test
+    void theSoftProviderServesEveryRoute() {
+        assertThatCode(() -> RouteCapabilities.check(routes(HELLO, RDMA_CM, HELLO_SDP_ID), ALL, "soft"))
+                .doesNotThrowAnyException();
+    }
+
+    @Test
+    void helloRoutesNeedCmPrivateData() {
+        assertThatThrownBy(() -> RouteCapabilities.check(routes(RDMA_CM, HELLO), NONE, "disni"))
+                .isInstanceOf(ConfigError.class)
+                .hasMessageContaining("routes[1]: route \"a\"").hasMessageContaining("private data")
+                .hasMessageContaining("disni");
+    }
+
+    @Test
+    void serviceIdsOutsideRdmaCmsPortSpaceNeedAnyServiceId() {
+        assertThatCode(() -> RouteCapabilities.check(routes(RDMA_CM), NONE, "disni")).doesNotThrowAnyException();
+        assertThatThrownBy(() -> RouteCapabilities.check(routes(HELLO_SDP_ID),
+                EnumSet.of(Capability.CM_PRIVATE_DATA), "disni"))
+                .isInstanceOf(ConfigError.class)
+                .hasMessageContaining("routes[0]: route \"c\"").hasMessageContaining("outside rdma_cm's port space");
+    }
+
+    @Test
+    void directRoutesAreCheckedToo() {
+        Routes r = Routes.fromConfig(ConfigFactory.parseString("routes = [], direct-routes { enabled = true }"));
+        assertThatThrownBy(() -> RouteCapabilities.check(r, NONE, "disni"))
+                .isInstanceOf(ConfigError.class).hasMessageContaining("direct-routes");
+    }
+}
