@@ -53,6 +53,11 @@ ensure_engine() {
   local pid=""
   if ! pgrep -x dockerd >/dev/null 2>&1; then
     need_root "starting dockerd"
+    # A dockerd killed without cleaning up leaves its pid file, and a new one then refuses to start.
+    if [ -f /var/run/docker.pid ] && ! kill -0 "$(cat /var/run/docker.pid 2>/dev/null)" 2>/dev/null; then
+      say "removing the stale /var/run/docker.pid of a dockerd that is gone"
+      rm -f /var/run/docker.pid
+    fi
     say "starting dockerd (log: $LOG)"
     # No systemd here: a detached daemon in its own session survives this script.
     setsid dockerd >"$LOG" 2>&1 </dev/null &
