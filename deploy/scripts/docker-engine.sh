@@ -53,8 +53,9 @@ ensure_engine() {
   local pid=""
   if ! pgrep -x dockerd >/dev/null 2>&1; then
     need_root "starting dockerd"
-    # A dockerd killed without cleaning up leaves its pid file, and a new one then refuses to start.
-    if [ -f /var/run/docker.pid ] && ! kill -0 "$(cat /var/run/docker.pid 2>/dev/null)" 2>/dev/null; then
+    # A dockerd killed without cleaning up leaves its pid file, and a new one then refuses to start
+    # (no dockerd runs here, so whatever process may now have that pid is not one).
+    if [ -f /var/run/docker.pid ]; then
       say "removing the stale /var/run/docker.pid of a dockerd that is gone"
       rm -f /var/run/docker.pid
     fi
