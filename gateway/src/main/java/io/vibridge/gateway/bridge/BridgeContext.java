@@ -6,6 +6,8 @@ import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.vitcp.engine.ConnectSecurity;
+import io.vibridge.vitcp.provider.HmacConnectSecurity;
 import io.vibridge.vitcp.security.ConnectSigner;
 import java.net.InetAddress;
 import java.time.InstantSource;
@@ -27,8 +29,9 @@ public final class BridgeContext {
     final ProtectionDomain pd;
     final StagingPool pool;
     final GatewayMetrics metrics;
-    final ConnectSigner globalSigner;
-    final Map<Discriminator, ConnectSigner> routeSigners;
+    /** Security Type 1 keys (VITCP-PROFILE §5): the global one (or null) and the routes' own. */
+    private final ConnectSecurity globalSecurity;
+    private final Map<Discriminator, ConnectSecurity> routeSecurity;
     private final AtomicLong ids = new AtomicLong();
     private final AtomicInteger bridged = new AtomicInteger();
     private final ConcurrentHashMap<InetAddress, AtomicInteger> perClient = new ConcurrentHashMap<>();
@@ -51,10 +54,19 @@ public final class BridgeContext {
         this.pool = pool;
         this.metrics = metrics;
         GatewayConfig.Security s = config.security();
-        globalSigner = s.key() == null ? null : new ConnectSigner(s.key(), InstantSource.system());
-        Map<Discriminator, ConnectSigner> m = new HashMap<>();
-        s.routeKeys().forEach((d, k) -> m.put(d, new ConnectSigner(k, InstantSource.system())));
-        routeSigners = Map.copyOf(m);
+        globalSecurity = s.key() == null ? null : hmac(s.key());
+        Map<Discriminator, ConnectSecurity> m = new HashMap<>();
+        s.routeKeys().forEach((d, k) -> m.put(d, hmac(k)));
+        routeSecurity = Map.copyOf(m);
+    }
+
+    private static ConnectSecurity hmac(byte[] key) {
+        return new HmacConnectSecurity(new ConnectSigner(key, InstantSource.system()));
+    }
+
+    /** The key a route's Connect Requests are signed with (and its Accepts signed): its own, else the global one. */
+    ConnectSecurity security(Discriminator route) {
+        return routeSecurity.getOrDefault(route, globalSecurity);
     }
 
     public GatewayConfig config() {

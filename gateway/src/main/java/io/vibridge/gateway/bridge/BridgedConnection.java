@@ -5,8 +5,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.net.NetSocket;
 import io.vibridge.cm.CmFormatException;
 import io.vibridge.cm.hello.FlowControl;
-import io.vibridge.cm.hello.HelloReply;
-import io.vibridge.cm.route.CmFormat;
 import io.vibridge.cm.route.Route;
 import io.vibridge.cm.route.RouteTarget;
 import io.vibridge.gateway.admin.ConnectionInfo;
@@ -23,14 +21,11 @@ import io.vibridge.vitcp.engine.ConnectSecurity;
 import io.vibridge.vitcp.engine.EngineOptions;
 import io.vibridge.vitcp.engine.LocalEndpoint;
 import io.vibridge.vitcp.engine.ViConnection;
-import io.vibridge.vitcp.security.ConnectSigner;
-import io.vibridge.vitcp.wire.ConnectionAttributes;
 import io.vibridge.vitcp.wire.ConnectionHeader;
 import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.IsCode;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
@@ -76,7 +71,6 @@ public final class BridgedConnection {
     private final ClientChannel channel;
     private Phase phase = Phase.INCOMING;
     private Route route;
-    private ConnectSigner signer;
     private StagingSlots slots;
     private TargetSide target;
     private TargetOrder order;
@@ -144,8 +138,7 @@ public final class BridgedConnection {
         if (found.isEmpty()) {
             return null;
         }
-        ConnectSigner s = shared.routeSigners.getOrDefault(found.get().discriminator(), shared.globalSigner);
-        return s == null ? null : new SignerSecurity(s);
+        return shared.security(found.get().discriminator());
     }
 
     private void connectRequested() {
@@ -162,7 +155,6 @@ public final class BridgedConnection {
         }
         route = found.get();
         RouteTarget t = route.target();
-        signer = shared.routeSigners.getOrDefault(route.discriminator(), shared.globalSigner);
         String why = shared.admit(clientAddress);
         if (why != null) {
             reject(RejectReason.LIMIT, IsCode.RESOURCES_EXHAUSTED, why);
@@ -242,55 +234,36 @@ public final class BridgedConnection {
             return;
         }
         shared.metrics.cmRoundTrip(System.nanoTime() - cmStart);
-        RouteTarget t = route.target();
-        boolean flowC0 = t.parameters().flowControl() == FlowControl.TRANSPORT;
-        long actRcvSz;
-        int targetBufs;
-        if (t.parameters().cmFormat() == CmFormat.HELLO) {
-            HelloReply reply;
-            try {
-                reply = HelloReply.fromBytes(est.privateData());
-            } catch (CmFormatException ex) {
-                log.info("conn {} bad HelloReply: {}", id, ex.getMessage());
-                target.disconnect();
-                targetFailed(RejectReason.TARGET_REJECTED, IsCode.TARGET_REJECTED, "bad HelloReply");
-                return;
-            }
-            actRcvSz = reply.actualReceiveSize();
-            targetBufs = reply.bufs();
-        } else {
-            actRcvSz = t.parameters().receiveSize();
-            targetBufs = 0;
-        }
         ConnectionHeader req = engine.request().header();
-        // agreed MTU: never above the target's ActRcvSz for Sends (less the FlowC 0 header), nor a staging slot
-        long mtu = Math.min(Math.min(req.mtu(), config.vi().maxMtu()),
-                Math.min(config.staging().payloadSize(), actRcvSz - (flowC0 ? StagingSlots.HEADROOM : 0)));
-        if (mtu < ConnectionHeader.MIN_MTU) {
+        AcceptTerms terms;
+        try {
+            terms = AcceptTerms.negotiate(req, route.target(), est.privateData(), config, slots.clientSlots);
+        } catch (CmFormatException ex) {
+            log.info("conn {} bad HelloReply: {}", id, ex.getMessage());
             target.disconnect();
-            reject(RejectReason.MTU, IsCode.MTU_TOO_SMALL, "agreed MTU " + mtu + " below 32 KiB (target ActRcvSz "
-                    + actRcvSz + ")");
+            targetFailed(RejectReason.TARGET_REJECTED, IsCode.TARGET_REJECTED, "bad HelloReply");
+            return;
+        }
+        if (terms.mtuTooSmall()) {
+            target.disconnect();
+            reject(RejectReason.MTU, IsCode.MTU_TOO_SMALL, "agreed MTU " + terms.mtu() + " below 32 KiB (target "
+                    + "ActRcvSz " + terms.targetReceiveSize() + ")");
             phase = Phase.CLOSED;
             return;
         }
-        ReliabilityLevel level = req.attributes().reliability();
-        boolean read = level != ReliabilityLevel.UNRELIABLE_DELIVERY;
-        ConnectionAttributes attrs = ConnectionAttributes.of(level, true, read, true, false, false);
-        int window = read ? Math.min(config.vi().rdmaReadWindow(), slots.clientSlots) : 0;
-        ConnectSecurity security = signer == null ? null : new SignerSecurity(signer);
-        LocalEndpoint ep = new LocalEndpoint(attrs, req.called(), mtu, window, ThreadLocalRandom.current().nextInt(),
-                config.vi().segmentSize(), config.vi().creditThreshold(), security);
+        LocalEndpoint ep = terms.endpoint(req, config.vi(), ThreadLocalRandom.current().nextInt(),
+                shared.security(route.discriminator()));
         if (!engine.accept(ep, slots.clientSlots)) {
             shared.metrics.rejected(RejectReason.ATTRIBUTES);
             target.disconnect();
             phase = Phase.CLOSED;
             return;
         }
-        peer.accepted(level == ReliabilityLevel.RELIABLE_RECEPTION);
-        target.established(targetBufs);
+        peer.accepted(terms.reliability() == ReliabilityLevel.RELIABLE_RECEPTION);
+        target.established(terms.targetBufs());
         opened = true;
         phase = Phase.CONNECTED;
-        order.maxRead(mtu);
+        order.maxRead(terms.mtu());
         long keepalive = config.infiniband().keepalive().toMillis();
         if (keepalive > 0) {
             keepaliveTimer = vertx.setPeriodic(keepalive, tick -> {
@@ -305,7 +278,8 @@ public final class BridgedConnection {
         // setup itself; GatewayServer logs a periodic INFO summary (connections opened/closed/open)
         if (log.isDebugEnabled()) {
             log.debug("conn {} {}:{} bridged to {} route {} ({} FlowC {} MTU {})", id,
-                    clientAddress.getHostAddress(), clientPort, targetName(), routeName(), level, flowC0 ? 0 : 1, mtu);
+                    clientAddress.getHostAddress(), clientPort, targetName(), routeName(), terms.reliability(),
+                    route.target().parameters().flowControl() == FlowControl.TRANSPORT ? 0 : 1, terms.mtu());
         }
     }
 
@@ -766,19 +740,6 @@ public final class BridgedConnection {
         @Override
         public void failed(WcStatus status) {
             BridgedConnection.this.failed(status);
-        }
-    }
-
-    /** Signs the Connect Accept (and verifies the Connect Request) with the route's or the global key. */
-    private record SignerSecurity(ConnectSigner signer) implements ConnectSecurity {
-        @Override
-        public void sign(ByteBuffer segment, int off, int len) {
-            signer.sign(segment, off, len);
-        }
-
-        @Override
-        public boolean verify(ByteBuffer segment, int off, int len) {
-            return signer.verify(segment, off, len).isOk();
         }
     }
 }

@@ -3,8 +3,6 @@ package io.vibridge.gateway.bridge;
 import static io.vibridge.gateway.bridge.TestSupport.T;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.typesafe.config.ConfigFactory;
-import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.server.GatewayServer;
 import io.vibridge.verbs.soft.FaultConfig;
 import io.vibridge.verbs.soft.SoftDevice;

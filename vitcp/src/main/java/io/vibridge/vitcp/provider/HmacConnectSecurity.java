@@ -5,12 +5,19 @@ import io.vibridge.vitcp.security.ConnectSigner;
 import java.nio.ByteBuffer;
 import java.time.InstantSource;
 
-/** Security Type 1 (VITCP-PROFILE §5) for the engine, over the shared-key {@link ConnectSigner}. */
-final class HmacConnectSecurity implements ConnectSecurity {
+/**
+ * Security Type 1 (VITCP-PROFILE §5) for the engine, over the shared-key {@link ConnectSigner}: the VI
+ * provider's listener and the gateway's routes use this one adapter.
+ */
+public final class HmacConnectSecurity implements ConnectSecurity {
     private final ConnectSigner signer;
 
     HmacConnectSecurity(byte[] key) {
-        this.signer = new ConnectSigner(key, InstantSource.system());
+        this(new ConnectSigner(key, InstantSource.system()));
+    }
+
+    public HmacConnectSecurity(ConnectSigner signer) {
+        this.signer = signer;
     }
 
     @Override
