@@ -176,8 +176,8 @@ class EngineTest {
                 1 << 20, 4, imn, 1000, 8, null);
     }
 
-    /** Moves all output of {@code from} into {@code to} in chunks of random size (1..max). */
-    static void pump(ViConnection from, ViConnection to, Random rnd, int max) {
+    /** Everything {@code from} has to write, as the bytes TCP would carry, each segment confirmed written. */
+    static byte[] output(ViConnection from) {
         ByteBuffer header = ByteBuffer.allocate(ViConnection.MAX_HEADER);
         ByteBuffer[] payload = new ByteBuffer[8];
         ByteArrayOutputStream wire = new ByteArrayOutputStream();
@@ -196,7 +196,12 @@ class EngineTest {
             }
             from.written();
         }
-        byte[] all = wire.toByteArray();
+        return wire.toByteArray();
+    }
+
+    /** Moves all output of {@code from} into {@code to} in chunks of random size (1..max). */
+    static void pump(ViConnection from, ViConnection to, Random rnd, int max) {
+        byte[] all = output(from);
         int at = 0;
         while (at < all.length) {
             int len = Math.min(all.length - at, 1 + rnd.nextInt(max));
@@ -479,25 +484,7 @@ class EngineTest {
      * chunk, which goes in again (or an empty buffer first), the way an owner resumes held input.
      */
     static void pumpThroughAdmission(ViConnection from, ViConnection to, Random rnd, int max) {
-        ByteBuffer header = ByteBuffer.allocate(ViConnection.MAX_HEADER);
-        ByteBuffer[] payload = new ByteBuffer[8];
-        ByteArrayOutputStream wire = new ByteArrayOutputStream();
-        while (from.hasOutput()) {
-            int n = from.produce(header, payload);
-            if (n < 0) {
-                break;
-            }
-            byte[] h = new byte[header.remaining()];
-            header.get(h);
-            wire.writeBytes(h);
-            for (int i = 0; i < n; i++) {
-                byte[] p = new byte[payload[i].remaining()];
-                payload[i].get(p);
-                wire.writeBytes(p);
-            }
-            from.written();
-        }
-        byte[] all = wire.toByteArray();
+        byte[] all = output(from);
         int at = 0;
         while (at < all.length) {
             ByteBuffer chunk = ByteBuffer.wrap(all, at, Math.min(all.length - at, 1 + rnd.nextInt(max))).slice();
