@@ -87,7 +87,9 @@ final class InboundAssembler {
      * to admit the new message it starts, the reader waits for admission and nothing else changed.
      */
     void onHeader(ByteBuffer hdr, int payload) {
-        // VITCP-PROFILE §9.10: unordered types are handled as their ordered counterparts
+        // VITCP-PROFILE §9.10: unordered types are handled as their ordered counterparts, whether or not this
+        // side set attribute bit 6: §9.10 constrains only senders, and a receiver over TCP that keeps the order
+        // is always right (seed 002: the hint bits permit reordering, never require it)
         SegmentType type = SegmentType.of(SegmentHeader.typeCode(hdr, 0), SegmentHeader.OFF_TYPE_FLAGS).ordered();
         segType = type;
         segFlags = SegmentHeader.flags(hdr, 0);

@@ -17,4 +17,12 @@ import io.vibridge.vitcp.wire.ReliabilityLevel;
  */
 public record Negotiated(ConnectionHeader peer, ReliabilityLevel reliability, long mtu, boolean flowControl,
         int localReadWindow, int peerReadWindow, int localImn, int peerImn) {
+
+    /**
+     * The peer set attribute bit 6, "Unordered operations understood" (VITCP-PROFILE §5): only then may
+     * this side send the unordered types (§9.10, seed 002). False when the peer's header is unknown.
+     */
+    public boolean peerUnderstandsUnordered() {
+        return peer != null && peer.attributes().unordered();
+    }
 }

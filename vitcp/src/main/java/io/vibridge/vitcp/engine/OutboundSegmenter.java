@@ -11,7 +11,8 @@ import java.util.ArrayDeque;
 /**
  * The connected data path out (VITCP-PROFILE §3, §4, §6, §9): cuts posted work into segments, answers
  * RDMA Reads from the {@link ReadResponderWindow}, sends NOPs for credits, acknowledgements and this
- * side's error report, and tracks work until it completes (written, acknowledged or answered).
+ * side's error report, and tracks work until it completes (written, acknowledged or answered). The
+ * {@link UnorderedGate} picks each message's wire type (seed 002: ordered or unordered).
  */
 final class OutboundSegmenter {
 
@@ -26,12 +27,15 @@ final class OutboundSegmenter {
     private final AckTracker acks;
     private final Unwritten unwritten;
     private final ReadResponderWindow responder;
+    private final UnorderedGate unorderedGate;
     private final boolean rr;
     private final int segmentPayload;
     private final int peerReadWindow;
 
     private final ArrayDeque<OutboundWork> sendQueue = new ArrayDeque<>(4);
     private OutboundWork current;
+    // the wire type all segments of the current work carry (seed 002: ordered or unordered)
+    private SegmentType currentType;
     private long currentOffset;
     // sent at Reliable Reception, waiting for a Message ACK (VITCP-PROFILE §6)
     private final ArrayDeque<OutboundWork> unacked = new ArrayDeque<>(4);
@@ -60,6 +64,7 @@ final class OutboundSegmenter {
         this.segmentPayload = segmentPayload;
         this.peerReadWindow = negotiated.peerReadWindow();
         this.nextMessage = negotiated.localImn();
+        this.unorderedGate = new UnorderedGate(negotiated.peerUnderstandsUnordered(), rr);
     }
 
     void post(OutboundWork work) {
@@ -145,7 +150,9 @@ final class OutboundSegmenter {
     private void startWork() {
         current = sendQueue.pollFirst();
         currentOffset = 0;
-        current.messageNumber(nextMessage++);
+        int msg = nextMessage++;
+        current.messageNumber(msg);
+        currentType = unorderedGate.start(current, msg); // seed 002; one sequence of message numbers for all types
         if (usesCredit(current)) {
             credits.use(); // VITCP-PROFILE §9.4: Sends and RDMA Writes with immediate data use a credit
         }
@@ -171,7 +178,7 @@ final class OutboundSegmenter {
 
     private int readRequest(ByteBuffer header) {
         OutboundWork w = current;
-        SegmentHeader.write(header, 0, SegmentType.RDMA_READ_REQUEST, SegmentHeader.FLAG_END_OF_MESSAGE, RDMA_HDR,
+        SegmentHeader.write(header, 0, currentType, SegmentHeader.FLAG_END_OF_MESSAGE, RDMA_HDR,
                 0, 0, w.messageNumber(), ackField(), credits.rxPosted(), 0, 0);
         RdmaHeader.write(header, HDR, w.remoteAddress(), w.remoteHandle(), w.length());
         credits.announced();
@@ -187,7 +194,7 @@ final class OutboundSegmenter {
         long total = w.length();
         int chunk = (int) Math.min(segmentPayload, total - currentOffset);
         boolean eom = currentOffset + chunk == total;
-        boolean write = w.operation() == OutboundWork.OP_RDMA_WRITE;
+        boolean write = currentType.isRdmaWrite();
         int hl = write ? RDMA_HDR : HDR;
         int flags = eom ? SegmentHeader.FLAG_END_OF_MESSAGE : 0;
         int imm = 0;
@@ -196,7 +203,7 @@ final class OutboundSegmenter {
             imm = w.immediateData();
         }
         boolean report = reportPending;
-        SegmentHeader.write(header, 0, write ? SegmentType.RDMA_WRITE : SegmentType.SEND, flags, hl + chunk,
+        SegmentHeader.write(header, 0, currentType, flags, hl + chunk,
                 currentOffset, imm, w.messageNumber(), ackField(), credits.rxPosted(), report ? reportType : 0,
                 report ? reportIs : 0);
         if (write) {
@@ -286,6 +293,7 @@ final class OutboundSegmenter {
 
     /** A Message ACK covers every sent message up to {@code ack} (VITCP-PROFILE §6). */
     void acknowledged(int ack) {
+        unorderedGate.acknowledged(ack); // seed 002 condition 2: fully ordered messages up to ack arrived
         while (!unacked.isEmpty() && ack - unacked.peekFirst().messageNumber() >= 0) {
             OutboundWork w = unacked.pollFirst();
             peer.workCompleted(w, Status.DONE | Status.opFor(w.operation()), w.length());

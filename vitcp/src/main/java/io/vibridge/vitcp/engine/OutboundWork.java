@@ -23,6 +23,16 @@ public interface OutboundWork {
     /** VIA 6.3.1.2: do not start before all earlier RDMA Reads of this queue completed. */
     boolean queueFence();
 
+    /**
+     * Seed 002: the descriptor's un-ordered / half-ordered hint. The engine sends an {@link OrderingHint#UNORDERED}
+     * work with the unordered type (Send Unordered, RDMA Write Unordered, RDMA Read Request Unordered) only
+     * when the peer set attribute bit 6 and no fully ordered message it sent is unacknowledged; otherwise,
+     * and for the other hints, with the ordered type. Implementers that know no hints keep the default.
+     */
+    default OrderingHint orderingHint() {
+        return OrderingHint.ORDERED;
+    }
+
     /** Total bytes of the message (Send/Write: gathered; Read: to fetch). */
     long length();
 
