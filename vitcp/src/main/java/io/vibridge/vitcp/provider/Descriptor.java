@@ -1,6 +1,7 @@
 package io.vibridge.vitcp.provider;
 
 import io.vibridge.vitcp.engine.InboundReceive;
+import io.vibridge.vitcp.engine.OrderingHint;
 import io.vibridge.vitcp.engine.OutboundWork;
 import io.vibridge.vitcp.engine.Status;
 import java.nio.ByteBuffer;
@@ -11,7 +12,8 @@ import java.util.Arrays;
  * status), an address segment for RDMA operations, and data segments (scatter/gather list of local
  * registered memory, at least 252). Reusable: post, wait for completion, post again.
  *
- * <p>Status bits and completed-operation codes are those of VIA 10.2 ({@link Status}).
+ * <p>Status bits and completed-operation codes are those of VIA 10.2 ({@link Status}). Control bits 4
+ * and 5 are seed 002's un-ordered and half-ordered hints of transmit descriptors.
  */
 public final class Descriptor {
 
@@ -22,7 +24,19 @@ public final class Descriptor {
     public static final int CONTROL_OP_MASK = 0x0003;
     public static final int CONTROL_IMMEDIATE = 0x0004;
     public static final int CONTROL_QFENCE = 0x0008;
-    public static final int CONTROL_RESERVED_MASK = 0xFFF0;
+    /**
+     * Seed 002 "un-ordered" hint (transmit descriptors): may be reordered with other unordered and
+     * preceding half-ordered operations; the provider may ignore it.
+     */
+    public static final int CONTROL_UNORDERED = 0x0010;
+    /**
+     * Seed 002 "half-ordered" hint (transmit descriptors): completes at the remote side after all preceding
+     * operations, but a following unordered operation may pass it.
+     */
+    public static final int CONTROL_HALF_ORDERED = 0x0020;
+    /** Seed 002: "More than one of the fence bit, un-ordered bit, and half-ordered bit should never be set". */
+    public static final int CONTROL_ORDERING_MASK = CONTROL_QFENCE | CONTROL_UNORDERED | CONTROL_HALF_ORDERED;
+    public static final int CONTROL_RESERVED_MASK = 0xFFC0;
 
     private int control;
     private int immediateData;
@@ -121,6 +135,24 @@ public final class Descriptor {
         return this;
     }
 
+    /**
+     * Sets the seed-002 un-ordered bit. Posting it together with the fence or half-ordered bit is a format
+     * error; on a receive descriptor it is ignored.
+     */
+    public Descriptor unordered() {
+        control |= CONTROL_UNORDERED;
+        return this;
+    }
+
+    /**
+     * Sets the seed-002 half-ordered bit. Posting it together with the fence or un-ordered bit is a format
+     * error; on a receive descriptor it is ignored.
+     */
+    public Descriptor halfOrdered() {
+        control |= CONTROL_HALF_ORDERED;
+        return this;
+    }
+
     /** Sets the raw control field (VIA 10.2); reserved bits make the descriptor fail with a format error. */
     public Descriptor control(int controlField) {
         control = controlField;
@@ -150,6 +182,14 @@ public final class Descriptor {
 
     public boolean hasImmediate() {
         return (control & CONTROL_IMMEDIATE) != 0;
+    }
+
+    /** The seed-002 hint of the control field (bits 5:4); {@link OrderingHint#ORDERED} when neither is set. */
+    public OrderingHint orderingHint() {
+        if ((control & CONTROL_UNORDERED) != 0) {
+            return OrderingHint.UNORDERED;
+        }
+        return (control & CONTROL_HALF_ORDERED) != 0 ? OrderingHint.HALF_ORDERED : OrderingHint.ORDERED;
     }
 
     /** Immediate Data: what to send, or, on a completed receive with the IMMEDIATE status flag, what arrived. */
@@ -232,6 +272,12 @@ public final class Descriptor {
         if (recvQueue && (control & CONTROL_OP_MASK) != CONTROL_OP_SENDRECV) {
             return Status.FORMAT_ERROR;
         }
+        // seed 002: at most one of fence, un-ordered and half-ordered on a transmit descriptor ("should never
+        // be set": a format error, VIA 10.2). The seed defines the hints for transmit descriptors only, so a
+        // receive ignores them as it ignores the fence and, while pending, the immediate bit (VIA 10.2)
+        if (!recvQueue && Integer.bitCount(control & CONTROL_ORDERING_MASK) > 1) {
+            return Status.FORMAT_ERROR;
+        }
         if (segCount > maxSegments) {
             return Status.FORMAT_ERROR;
         }
@@ -297,6 +343,11 @@ public final class Descriptor {
         @Override
         public boolean queueFence() {
             return (control & CONTROL_QFENCE) != 0;
+        }
+
+        @Override
+        public OrderingHint orderingHint() {
+            return Descriptor.this.orderingHint();
         }
 
         @Override

@@ -109,10 +109,14 @@ public final class Vi {
 
     // ------------------------------------------------------------------ connection management
 
+    /**
+     * This side's CE parameters, when connecting and when accepting. Attribute bit 6 "Unordered operations
+     * understood" is always set (VITCP-PROFILE §5, seed 002): the engine handles the unordered types.
+     */
     LocalEndpoint endpoint(Discriminator local, boolean peerToPeer) {
         ViAttributes a = attributes;
         ConnectionAttributes ca = ConnectionAttributes.of(a.reliabilityLevel(), a.enableRdmaWrite(), a.enableRdmaRead(),
-                a.flowControl(), peerToPeer, false);
+                a.flowControl(), peerToPeer, true);
         return new LocalEndpoint(ca, local, a.maxTransferSize(), a.rdmaReadWindow(), nic.randomInt(),
                 nic.config().segmentPayload(), nic.config().creditThreshold(), nic.security());
     }

@@ -141,7 +141,7 @@ class SetupEdgeCasesTest {
             f.connect(ReliabilityLevel.RELIABLE_DELIVERY);
             MemoryRegion r = f.clientRegion(64);
             MemoryRegion foreign = Fixture.region(f.client, f.client.createPtag(), 64, true, true);
-            f.clientVi.postSend(Descriptor.send().data(r, 0, 8).control(0x0010)); // reserved control bit
+            f.clientVi.postSend(Descriptor.send().data(r, 0, 8).control(0x0040)); // reserved control bit (4, 5: seed 002)
             assertThat(f.clientVi.sendWait(T).status()).isEqualTo(Status.DONE | Status.FORMAT_ERROR);
             f.clientVi.postSend(Descriptor.send().data(foreign, 0, 8)); // tag mismatch
             assertThat(f.clientVi.sendWait(T).status()).isEqualTo(Status.DONE | Status.PROTECTION_ERROR);
