@@ -56,8 +56,14 @@ final class RawPeer implements AutoCloseable {
     }
 
     static ConnectionHeader ce(ReliabilityLevel level, long mtu, int window, Discriminator calling, Discriminator called) {
+        return ce(level, mtu, window, calling, called, false);
+    }
+
+    /** As {@link #ce(ReliabilityLevel, long, int, Discriminator, Discriminator)}, with attribute bit 6 (seed 002). */
+    static ConnectionHeader ce(ReliabilityLevel level, long mtu, int window, Discriminator calling, Discriminator called,
+            boolean unordered) {
         return ConnectionHeader.unsigned(ConnectionAttributes.of(level, true, level != ReliabilityLevel.UNRELIABLE_DELIVERY,
-                false, false, false), calling, mtu, window, called);
+                false, false, unordered), calling, mtu, window, called);
     }
 
     void sendControl(ControlSegment c) throws IOException {
