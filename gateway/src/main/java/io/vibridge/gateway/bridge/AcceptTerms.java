@@ -51,10 +51,14 @@ record AcceptTerms(long mtu, long targetReceiveSize, int targetBufs, int readWin
         return mtu < ConnectionHeader.MIN_MTU;
     }
 
-    /** This side of the Connect Accept. */
+    /**
+     * This side of the Connect Accept. Attribute bit 6 "Unordered operations understood" is set (VITCP-PROFILE
+     * §5, seed 002): the engine takes types 9/10/11 as their ordered counterparts and the bridge maps them to
+     * the same InfiniBand operations, executed in order (README-bridge "Unordered operations").
+     */
     LocalEndpoint endpoint(ConnectionHeader request, GatewayConfig.Vi vi, int initialMessageNumber,
                            ConnectSecurity security) {
-        ConnectionAttributes attrs = ConnectionAttributes.of(reliability, true, readable(), true, false, false);
+        ConnectionAttributes attrs = ConnectionAttributes.of(reliability, true, readable(), true, false, true);
         return new LocalEndpoint(attrs, request.called(), mtu, readWindow, initialMessageNumber, vi.segmentSize(),
                 vi.creditThreshold(), security);
     }

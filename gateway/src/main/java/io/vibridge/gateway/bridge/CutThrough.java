@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.vibridge.verbs.QueuePairAccessHandler;
 import io.vibridge.verbs.ReadResponder;
+import io.vibridge.vitcp.engine.OrderingHint;
 import io.vibridge.vitcp.engine.OutboundWork;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -202,6 +203,12 @@ final class CutThrough implements QueuePairAccessHandler {
         @Override
         public boolean queueFence() {
             return false;
+        }
+
+        @Override
+        public OrderingHint orderingHint() {
+            // an RC responder executes the target's requests in order (IBA 9.5): the client gets them fully ordered
+            return OrderingHint.ORDERED;
         }
 
         @Override

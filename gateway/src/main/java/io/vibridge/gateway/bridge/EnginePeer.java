@@ -8,6 +8,7 @@ import io.vibridge.vitcp.engine.BreakCause;
 import io.vibridge.vitcp.engine.ConnectFailure;
 import io.vibridge.vitcp.engine.ConnectionPeer;
 import io.vibridge.vitcp.engine.InboundReceive;
+import io.vibridge.vitcp.engine.OrderingHint;
 import io.vibridge.vitcp.engine.OutboundWork;
 import io.vibridge.vitcp.engine.Status;
 import io.vibridge.vitcp.engine.ViConnection;
@@ -113,7 +114,7 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
 
     @Override
     public InboundReceive takeReceive(SegmentType type, int messageNumber) {
-        if (type == SegmentType.RDMA_WRITE) {
+        if (type.isRdmaWrite()) { // RDMA Write Unordered too (seed 002; the engine passes ordered types, §9.10)
             return ImmReceive.INSTANCE; // the immediate of an RDMA Write: its slot holds the write already
         }
         int l = slots.takeAdmitted();
@@ -391,6 +392,11 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
         @Override
         public boolean queueFence() {
             return false;
+        }
+
+        @Override
+        public OrderingHint orderingHint() {
+            return OrderingHint.ORDERED; // the target's SENDs keep their InfiniBand order (IBA 9.5): no seed-002 hint
         }
 
         @Override

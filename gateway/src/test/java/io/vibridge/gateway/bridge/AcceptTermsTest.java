@@ -70,6 +70,8 @@ class AcceptTermsTest {
         LocalEndpoint ep = ud.endpoint(request(ReliabilityLevel.UNRELIABLE_DELIVERY, 65536), c.vi(), 1, null);
         assertThat(ep.attributes().rdmaRead()).isFalse();
         assertThat(ep.attributes().flowControl()).as("offered").isTrue();
+        assertThat(ep.attributes().unordered()).as("seed 002: unordered operations understood").isTrue();
+        assertThat(ep.attributes().conformsToProfile()).isTrue();
         assertThat(ep.discriminator()).isEqualTo(Discriminator.ofUtf8("t"));
     }
 
