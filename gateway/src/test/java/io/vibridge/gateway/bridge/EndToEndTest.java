@@ -166,6 +166,71 @@ class EndToEndTest {
         }
     }
 
+    /**
+     * Seed 002 through the gateway: its Connect Accept sets attribute bit 6, so the client sends unordered Sends,
+     * RDMA Writes (with and without immediate data) and RDMA Reads as types 9/10/11 (a tap between them sees the
+     * types); the bridge maps them to SEND, RDMA WRITE and RDMA READ exactly as types 0/1/2, which InfiniBand RC
+     * executes in order (README-bridge "Unordered operations"). Nothing the gateway sends the client is unordered.
+     */
+    @ParameterizedTest
+    @MethodSource("levels")
+    void unorderedTypesBecomeTheSameInfiniBandOperations(ReliabilityLevel level, int flowc) throws Exception {
+        try (var tap = new SegmentTap(gateway.port()); var c = new TestSupport.Client(nic, level, true, 4)) {
+            c.connect(tap.port(), "echo" + flowc);
+            assertThat(c.vi.negotiated().peerUnderstandsUnordered()).as("bit 6 in the gateway's Connect Accept").isTrue();
+            // Send Unordered (one and two segments, the second with immediate data): echoed by the target
+            int[] sizes = {100, 40_000};
+            for (int i = 0; i < sizes.length; i++) {
+                int off = c.sendArea(0);
+                TestSupport.fill(c.mr, off, sizes[i], 500 + i);
+                long crc = TestSupport.crc(c.mr.buffer(), off, sizes[i]);
+                Descriptor d = Descriptor.send().data(c.mr, off, sizes[i]).unordered();
+                if (i == 1) {
+                    d.immediate(0x5EED);
+                }
+                c.vi.postSend(d);
+                assertThat(c.vi.sendWait(T).isError()).isFalse();
+                Descriptor rx = c.vi.recvWait(T);
+                assertThat(rx.isError()).as("echo status %s", rx.status()).isFalse();
+                assertThat(rx.length()).isEqualTo(sizes[i]);
+                assertThat(TestSupport.crc(c.mr.buffer(), recvOffset(c, i), sizes[i])).isEqualTo(crc);
+                if (i == 1) {
+                    assertThat(rx.immediateData()).isEqualTo(0x5EED);
+                }
+                c.vi.postRecv(Descriptor.receive().data(c.mr, recvOffset(c, i), 65536));
+            }
+            // RDMA Write Unordered into the target's memory (clear of what cut-through commands overwrite)
+            long base = target.rdma.address() + (4 << 20) + (level.ordinal() * 2L + flowc) * 131072;
+            int rkey = target.rdma.rkey();
+            int off = c.sendArea(1);
+            TestSupport.fill(c.mr, off, 50_000, 600);
+            long crc = TestSupport.crc(c.mr.buffer(), off, 50_000);
+            c.vi.postSend(Descriptor.rdmaWrite(base, rkey).data(c.mr, off, 50_000).unordered());
+            assertThat(c.vi.sendWait(T).isError()).isFalse();
+            awaitCrc(base, 50_000, crc);
+            // with immediate data: it consumes a target receive, the target answers with an empty Send carrying it
+            c.vi.postSend(Descriptor.rdmaWrite(base + 60_000, rkey).data(c.mr, off, 1_000).immediate(0xD0).unordered());
+            assertThat(c.vi.sendWait(T).isError()).isFalse();
+            Descriptor echo = c.vi.recvWait(T);
+            assertThat(echo.isError()).isFalse();
+            assertThat(echo.immediateData()).isEqualTo(0xD0);
+            awaitCrc(base + 60_000, 1_000, TestSupport.crc(c.mr.buffer(), off, 1_000));
+            List<Integer> expected = new ArrayList<>(List.of(9, 9, 9, 10, 10, 10));
+            if (level != ReliabilityLevel.UNRELIABLE_DELIVERY) {
+                int back = c.sendArea(2);
+                c.vi.postSend(Descriptor.rdmaRead(base, rkey).data(c.mr, back, 50_000).unordered());
+                Descriptor rd = c.vi.sendWait(T);
+                assertThat(rd.isError()).as("read status %s", rd.status()).isFalse();
+                assertThat(TestSupport.crc(c.mr.buffer(), back, 50_000)).isEqualTo(crc);
+                expected.add(11);
+            }
+            // Send, RDMA Write and RDMA Read Request types, ordered (0, 1, 2) or not (9, 10, 11), client -> gateway
+            assertThat(tap.clientTypes().stream().filter(t -> t <= 2 || t >= 9).toList()).isEqualTo(expected);
+            assertThat(tap.types()).as("gateway -> client").noneMatch(t -> t >= 9);
+            assertThat(c.vi.state()).isEqualTo(io.vibridge.vitcp.provider.ViState.CONNECTED);
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("levels")
     void targetInitiatedRdmaIsCutThroughToTheClient(ReliabilityLevel level, int flowc) throws Exception {

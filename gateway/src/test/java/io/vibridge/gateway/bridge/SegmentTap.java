@@ -11,13 +11,14 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A loopback TCP relay for one VI/TCP connection that records the type of every segment the gateway
- * writes to the client (VITCP-PROFILE §2: 24-byte header, type in bits 7..3 of byte 1, segment length
- * in bytes 2..3), in wire order.
+ * A loopback TCP relay for one VI/TCP connection that records the type of every segment in each
+ * direction (VITCP-PROFILE §2: 24-byte header, type in bits 7..3 of byte 1, segment length in bytes
+ * 2..3), in wire order.
  */
 final class SegmentTap implements AutoCloseable {
     private final ServerSocket server;
     private final List<Integer> types = new CopyOnWriteArrayList<>();
+    private final List<Integer> clientTypes = new CopyOnWriteArrayList<>();
     private volatile Socket client;
     private volatile Socket upstream;
 
@@ -28,8 +29,8 @@ final class SegmentTap implements AutoCloseable {
                 client = server.accept();
                 upstream = new Socket();
                 upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), gatewayPort));
-                Thread.ofVirtual().start(() -> copy(client, upstream, false));
-                copy(upstream, client, true);
+                Thread.ofVirtual().start(() -> copy(client, upstream, clientTypes));
+                copy(upstream, client, types);
             } catch (IOException e) {
                 closeQuietly();
             }
@@ -51,7 +52,12 @@ final class SegmentTap implements AutoCloseable {
         return List.copyOf(types);
     }
 
-    private void copy(Socket from, Socket to, boolean record) {
+    /** Segment types client -> gateway so far. */
+    List<Integer> clientTypes() {
+        return List.copyOf(clientTypes);
+    }
+
+    private void copy(Socket from, Socket to, List<Integer> record) {
         byte[] buf = new byte[64 * 1024];
         byte[] hdr = new byte[4];
         int hdrHave = 0;
@@ -59,21 +65,19 @@ final class SegmentTap implements AutoCloseable {
         try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buf)) > 0) {
-                if (record) {
-                    int i = 0;
-                    while (i < n) {
-                        if (skip > 0) {
-                            int k = Math.min(skip, n - i);
-                            skip -= k;
-                            i += k;
-                            continue;
-                        }
-                        hdr[hdrHave++] = buf[i++];
-                        if (hdrHave == 4) {
-                            types.add((hdr[1] & 0xFF) >>> 3);
-                            skip = ((hdr[2] & 0xFF) << 8 | (hdr[3] & 0xFF)) - 4;
-                            hdrHave = 0;
-                        }
+                int i = 0;
+                while (i < n) {
+                    if (skip > 0) {
+                        int k = Math.min(skip, n - i);
+                        skip -= k;
+                        i += k;
+                        continue;
+                    }
+                    hdr[hdrHave++] = buf[i++];
+                    if (hdrHave == 4) {
+                        record.add((hdr[1] & 0xFF) >>> 3);
+                        skip = ((hdr[2] & 0xFF) << 8 | (hdr[3] & 0xFF)) - 4;
+                        hdrHave = 0;
                     }
                 }
                 out.write(buf, 0, n);
