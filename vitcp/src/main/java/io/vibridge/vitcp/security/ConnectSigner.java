@@ -75,6 +75,14 @@ public final class ConnectSigner {
      *     (build it with {@link ConnectionHeader#toBeSigned})
      */
     public void sign(ByteBuffer segment, int off, int len) {
+        sign(segment, off, len, 0);
+    }
+
+    /**
+     * As {@link #sign(ByteBuffer, int, int)}, the HMAC also covering the {@code covered} bytes before
+     * {@code off}: the seed-004 frame header of a Connect Request/Accept (VITCP-PROFILE §9.11).
+     */
+    public void sign(ByteBuffer segment, int off, int len, int covered) {
         SegmentView v = requireSignable(segment, off, len);
         if (v.securityType() != ConnectionHeader.SECURITY_HMAC_SHA256) {
             throw new IllegalArgumentException("Security Type is " + v.securityType() + ", signing needs 1");
@@ -82,7 +90,7 @@ public final class ConnectSigner {
         int info = v.securityInfoOffset();
         long now = clock.millis();
         segment.putLong(info, segment.order() == ByteOrder.BIG_ENDIAN ? now : Long.reverseBytes(now));
-        byte[] mac = computeMac(segment, off, v.segmentLength(), info + TIMESTAMP_LENGTH - off);
+        byte[] mac = computeMac(segment, off - covered, covered + v.segmentLength(), info + TIMESTAMP_LENGTH - off + covered);
         segment.put(info + TIMESTAMP_LENGTH, mac);
     }
 
@@ -93,6 +101,11 @@ public final class ConnectSigner {
      * @throws IllegalArgumentException when the segment is not a Connect Request/Accept
      */
     public VerifyResult verify(ByteBuffer segment, int off, int len) {
+        return verify(segment, off, len, 0);
+    }
+
+    /** As {@link #verify(ByteBuffer, int, int)} for a segment signed with {@code covered} bytes before it. */
+    public VerifyResult verify(ByteBuffer segment, int off, int len, int covered) {
         SegmentView v = requireSignable(segment, off, len);
         int type = v.securityType();
         if (type == ConnectionHeader.SECURITY_NONE) {
@@ -105,7 +118,7 @@ public final class ConnectSigner {
         int macAt = info + TIMESTAMP_LENGTH;
         byte[] received = new byte[MAC_LENGTH];
         segment.get(macAt, received);
-        byte[] expected = computeMac(segment, off, v.segmentLength(), macAt - off);
+        byte[] expected = computeMac(segment, off - covered, covered + v.segmentLength(), macAt - off + covered);
         if (!MessageDigest.isEqual(expected, received)) {
             return VerifyResult.BAD_SIGNATURE;
         }

@@ -25,7 +25,7 @@ class SetupEdgeCasesTest {
     @Test
     void mtuBelowMinimum_rejectedWithIs10() throws Exception {
         try (Fixture f = new Fixture(); ConnectListener l = f.server.listen(SERVER);
-                RawPeer raw = RawPeer.connect(f.server.localAddress())) {
+                RawPeer raw = RawPeer.connect(Fixture.port(f.server))) {
             var answer = raw.request(RawPeer.ce(ReliabilityLevel.RELIABLE_DELIVERY, 16 * 1024, 0, CLIENT, SERVER), 0);
             assertThat(answer).isEqualTo(new ConnectReject(IsCode.MTU_TOO_SMALL));
             assertThat(OrderingAndReadWindowTest.closedAfter(raw)).isTrue();
@@ -35,7 +35,7 @@ class SetupEdgeCasesTest {
     @Test
     void reservedAttributeBits_rejectedWithIs9() throws Exception {
         try (Fixture f = new Fixture(); ConnectListener l = f.server.listen(SERVER);
-                RawPeer raw = RawPeer.connect(f.server.localAddress())) {
+                RawPeer raw = RawPeer.connect(Fixture.port(f.server))) {
             ConnectionHeader h = ConnectionHeader.unsigned(new ConnectionAttributes(0x0081), CLIENT, 1 << 20, 0, SERVER);
             assertThat(raw.request(h, 0)).isEqualTo(new ConnectReject(IsCode.UNSUPPORTED_VERSION_OR_ATTRIBUTES));
         }
@@ -44,7 +44,7 @@ class SetupEdgeCasesTest {
     @Test
     void rdmaReadAtUnreliableDelivery_rejectedWithIs9() throws Exception {
         try (Fixture f = new Fixture(); ConnectListener l = f.server.listen(SERVER);
-                RawPeer raw = RawPeer.connect(f.server.localAddress())) {
+                RawPeer raw = RawPeer.connect(Fixture.port(f.server))) {
             ConnectionHeader h = ConnectionHeader.unsigned(
                     ConnectionAttributes.of(ReliabilityLevel.UNRELIABLE_DELIVERY, true, true, false, false, false), CLIENT,
                     1 << 20, 0, SERVER);
@@ -59,8 +59,8 @@ class SetupEdgeCasesTest {
             Discriminator b = Discriminator.ofUtf8("peer-b");
             Vi va = f.server.createVi(f.serverAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
             Vi vb = f.client.createVi(f.clientAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
-            CompletableFuture<Negotiated> fa = CompletableFuture.supplyAsync(() -> peer(f.server, va, a, f.client.address(b)), OWN_THREAD);
-            CompletableFuture<Negotiated> fb = CompletableFuture.supplyAsync(() -> peer(f.client, vb, b, f.server.address(a)), OWN_THREAD);
+            CompletableFuture<Negotiated> fa = CompletableFuture.supplyAsync(() -> peer(f.server, va, a, Fixture.address(f.client, b)), OWN_THREAD);
+            CompletableFuture<Negotiated> fb = CompletableFuture.supplyAsync(() -> peer(f.client, vb, b, f.serverAddress(a)), OWN_THREAD);
             Negotiated na = fa.get(30, TimeUnit.SECONDS);
             Negotiated nb = fb.get(30, TimeUnit.SECONDS);
             assertThat(na.peer().calling()).isEqualTo(b);
@@ -91,7 +91,7 @@ class SetupEdgeCasesTest {
 
     @Test
     void securityType1_signedRequestAccepted() throws Exception {
-        try (Fixture f = new Fixture(NicConfig.loopback().withKey(KEY), NicConfig.loopback().withKey(KEY))) {
+        try (Fixture f = new Fixture(Fixture.loopback("server").withKey(KEY), Fixture.loopback("client").withKey(KEY))) {
             f.connect(ReliabilityLevel.RELIABLE_DELIVERY);
             assertThat(f.clientVi.negotiated().peer().securityType()).isEqualTo(ConnectionHeader.SECURITY_HMAC_SHA256);
             assertThat(f.serverVi.state()).isEqualTo(ViState.CONNECTED);
@@ -100,10 +100,10 @@ class SetupEdgeCasesTest {
 
     @Test
     void securityType1_unsignedRequestRejectedWithIs11() throws Exception {
-        try (Fixture f = new Fixture(NicConfig.loopback().withKey(KEY), NicConfig.loopback());
+        try (Fixture f = new Fixture(Fixture.loopback("server").withKey(KEY), Fixture.loopback("client"));
                 ConnectListener l = f.server.listen(SERVER)) {
             Vi vi = f.client.createVi(f.clientAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
-            assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.server.address(SERVER), T))
+            assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.serverAddress(SERVER), T))
                     .isInstanceOfSatisfying(ViException.class, e -> {
                         assertThat(e.code()).isEqualTo(ViException.Code.REJECT);
                         assertThat(e.isCode()).isEqualTo(IsCode.SECURITY_REJECTED);
@@ -115,10 +115,10 @@ class SetupEdgeCasesTest {
     void securityType1_wronglySignedRequestRejectedWithIs11() throws Exception {
         byte[] other = KEY.clone();
         other[0] ^= 1;
-        try (Fixture f = new Fixture(NicConfig.loopback().withKey(KEY), NicConfig.loopback().withKey(other));
+        try (Fixture f = new Fixture(Fixture.loopback("server").withKey(KEY), Fixture.loopback("client").withKey(other));
                 ConnectListener l = f.server.listen(SERVER)) {
             Vi vi = f.client.createVi(f.clientAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
-            assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.server.address(SERVER), T))
+            assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.serverAddress(SERVER), T))
                     .isInstanceOfSatisfying(ViException.class, e -> assertThat(e.isCode()).isEqualTo(IsCode.SECURITY_REJECTED));
         }
     }
