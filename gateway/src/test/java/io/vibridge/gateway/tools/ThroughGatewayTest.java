@@ -39,7 +39,7 @@ class ThroughGatewayTest {
                 .withSchemes(java.util.Set.of(ServiceIdScheme.IWARP, ServiceIdScheme.SDP, ServiceIdScheme.RDMA_CM)));
         String route = "{ match = \"demo%d\", target = \"127.0.0.44\", port = 5000, flowc = %d, "
                 + "receive-size = 65552, receive-buffers = 8 }";
-        String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0 }\n"
+        String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0, rdmatcp-port = 0 }\n"
                 + "admin { host = \"127.0.0.1\", port = 0 }\n"
                 + "infiniband { provider = soft, address = \"127.0.0.43\", local-ack-timeout = 14, cm-response-timeout = 14 }\n"
                 + "staging { max-slots = 256 }\nshutdown-grace = 2s\n"
