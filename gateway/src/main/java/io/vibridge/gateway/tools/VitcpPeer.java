@@ -210,7 +210,9 @@ public final class VitcpPeer implements AutoCloseable {
                     } else {
                         rxMessages++;
                         rxBytes += len;
-                        if (mode == TargetMode.ECHO) {
+                        // VIA 10.2: a completed receive whose operation is "remote RDMA Write" was consumed
+                        // by a write with immediate; like the target, only echo-ack-writes answers it
+                        if (remoteWrite ? mode.answersWritesWithImmediate() : mode.echoesSends()) {
                             Descriptor e = imm ? echoImm : echo;
                             e.clearData();
                             if (!remoteWrite && len > 0) {

@@ -30,7 +30,8 @@ import picocli.CommandLine.Option;
 /**
  * A passive VI/TCP echo endpoint: listens on one port and discriminator at a chosen reliability
  * level, echoes every Send back as a Send (immediate data included), and exposes one registered
- * region with RDMA Read and Write enabled whose address and handle it prints.
+ * region with RDMA Read and Write enabled whose address and handle it prints. An RDMA Write with
+ * immediate data consumes a receive but is not answered: the receive is posted again.
  */
 @Command(name = "vitcp-echo", mixinStandardHelpOptions = true,
         description = "Passive VI/TCP (profile 1) echo endpoint with one RDMA-enabled region.")
@@ -179,6 +180,13 @@ public final class EchoCommand implements Callable<Integer> {
                 }
                 if (r.isError()) {
                     break;
+                }
+                if (r.completedOperation() != Status.OP_RECEIVE) {
+                    // VIA 10.2: a receive consumed by an incoming RDMA Write with immediate data completes
+                    // as "remote RDMA Write"; the echo answers only Sends, so it reposts this receive
+                    // (the peer gets its credit back) and sends nothing
+                    vi.postRecv(r);
+                    continue;
                 }
                 long offset = findOffset(r, buffers);
                 Descriptor s = Descriptor.send().data(buffers, (int) offset, (int) r.transferred());

@@ -462,7 +462,10 @@ public final class ViConnection {
         deadline = Long.MAX_VALUE;
         ConnectionHeader h = cr.header();
         ConnectSecurity sec = passiveSecurity.forCalled(h.called());
-        if (sec != null && (h.securityType() != ConnectionHeader.SECURITY_HMAC_SHA256 || !verify(sec, seg))) {
+        // VITCP-PROFILE §5: a side holding a key rejects (IS 11) an unsigned or wrongly signed request,
+        // including Security Type 1 with a Security Length other than 40; a side without a key does
+        // not look at the security information
+        if (sec != null && (!h.isHmacSha256() || !verify(sec, seg))) {
             reader.kill(); // nothing may follow a reject
             pendingControl = new ConnectReject(IsCode.SECURITY_REJECTED); // VITCP-PROFILE §5
             endSetup(ConnectFailure.SECURITY, IsCode.SECURITY_REJECTED);
@@ -491,7 +494,9 @@ public final class ViConnection {
     private void onConnectAccept(ConnectAccept ca, ByteBuffer seg) {
         ConnectionHeader h = ca.header();
         ConnectSecurity sec = local.security();
-        if (sec != null && (h.securityType() != ConnectionHeader.SECURITY_HMAC_SHA256 || !verify(sec, seg))) {
+        // VITCP-PROFILE §5: an active side holding a key verifies the Accept; a bad one (unsigned, badly
+        // framed security information, wrong HMAC) is a security failure
+        if (sec != null && (!h.isHmacSha256() || !verify(sec, seg))) {
             reader.kill();
             endSetup(ConnectFailure.SECURITY, IsCode.SECURITY_REJECTED);
             return;

@@ -21,8 +21,9 @@ import javax.crypto.spec.SecretKeySpec;
  * big-endian) + 32-byte HMAC-SHA256, keyed with the shared secret, over the whole segment (segment
  * header and CE header, timestamp and padding included) with the 32 HMAC bytes zeroed.
  *
- * <p>{@link #verify} refuses a segment that is unsigned, of an unknown security type, wrongly
- * signed, more than 60 s away from this side's clock, or whose HMAC was accepted in the last 120 s.
+ * <p>{@link #verify} refuses a segment that is unsigned, of an unknown security type, of Security
+ * Type 1 with a Security Length other than 40, wrongly signed, more than 60 s away from this side's
+ * clock, or whose HMAC was accepted in the last 120 s.
  * The replay memory is bounded ({@link ReplayGuard}, default {@value #DEFAULT_REPLAY_CAPACITY}
  * entries); only segments that carry a valid signature and a fresh timestamp are recorded, so a peer
  * without the key cannot fill it, and a full guard refuses new connects
@@ -72,7 +73,7 @@ public final class ConnectSigner {
      * @param len bytes available at {@code off} (at least the segment)
      * @throws ProtocolException when the bytes are not a valid segment
      * @throws IllegalArgumentException when it is not a Connect Request/Accept with Security Type 1
-     *     (build it with {@link ConnectionHeader#toBeSigned})
+     *     and Security Length 40 (build it with {@link ConnectionHeader#toBeSigned})
      */
     public void sign(ByteBuffer segment, int off, int len) {
         sign(segment, off, len, 0);
@@ -86,6 +87,9 @@ public final class ConnectSigner {
         SegmentView v = requireSignable(segment, off, len);
         if (v.securityType() != ConnectionHeader.SECURITY_HMAC_SHA256) {
             throw new IllegalArgumentException("Security Type is " + v.securityType() + ", signing needs 1");
+        }
+        if (v.securityLength() != ConnectionHeader.HMAC_SHA256_LENGTH) {
+            throw new IllegalArgumentException("Security Length is " + v.securityLength() + ", signing needs 40");
         }
         int info = v.securityInfoOffset();
         long now = clock.millis();
@@ -113,6 +117,11 @@ public final class ConnectSigner {
         }
         if (type != ConnectionHeader.SECURITY_HMAC_SHA256) {
             return VerifyResult.WRONG_TYPE;
+        }
+        if (v.securityLength() != ConnectionHeader.HMAC_SHA256_LENGTH) {
+            // VITCP-PROFILE §5: Security Type 1 is 40 bytes; the timestamp and HMAC are not where they
+            // belong (or not there at all), whatever the bytes say
+            return VerifyResult.MALFORMED;
         }
         int info = v.securityInfoOffset();
         int macAt = info + TIMESTAMP_LENGTH;

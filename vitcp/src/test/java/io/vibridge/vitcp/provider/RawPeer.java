@@ -148,6 +148,56 @@ final class RawPeer implements AutoCloseable {
         }
     }
 
+    /**
+     * The encoded Connect Request/Accept {@code c}, built with Security Type 0, re-framed with
+     * {@code securityType} and {@code securityLength} bytes of Security Information (zero-padded to 4):
+     * for security information the codec's constructor would not build (VITCP-PROFILE §5). When the
+     * information has room for it (at least 40 bytes), bytes 0..7 get the current time and 8..39 a
+     * correct HMAC-SHA256 with {@code key} at the Security Type 1 position, so only the length is wrong.
+     */
+    static byte[] withSecurity(ControlSegment c, int securityType, int securityLength, byte[] key) {
+        ByteBuffer plain = ByteBuffer.allocate(c.encodedLength());
+        c.encode(plain, 0);
+        int base = plain.capacity(); // ends with Security Type 0, Security Length 0
+        int len = base + ((securityLength + 3) & ~3);
+        ByteBuffer b = ByteBuffer.allocate(len);
+        b.put(0, plain, 0, base);
+        b.putShort(2, (short) len); // Segment Length (§2)
+        b.putShort(base - 4, (short) securityType);
+        b.putShort(base - 2, (short) securityLength);
+        for (int i = 0; i < securityLength; i++) {
+            b.put(base + i, (byte) (0x40 + i));
+        }
+        if (key != null && securityLength >= 40) {
+            b.putLong(base, System.currentTimeMillis());
+            for (int i = 8; i < 40; i++) {
+                b.put(base + i, (byte) 0); // the HMAC covers the segment with its own 32 bytes zeroed
+            }
+            try {
+                javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+                mac.init(new javax.crypto.spec.SecretKeySpec(key, "HmacSHA256"));
+                b.put(base + 8, mac.doFinal(b.array()));
+            } catch (java.security.GeneralSecurityException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return b.array();
+    }
+
+    /** Sends raw segment bytes and decodes the answer. */
+    ControlSegment requestRaw(byte[] segment) throws IOException {
+        write(segment);
+        return ControlSegment.decode(read().buffer(), 0, lastLength);
+    }
+
+    /** Passive: reads a Connect Request and answers it with raw bytes (e.g. a Connect Accept from {@link #withSecurity}). */
+    ConnectRequest answerRequest(java.util.function.Function<ConnectRequest, byte[]> answer) throws IOException {
+        ConnectRequest cr = (ConnectRequest) ControlSegment.decode(read().buffer(), 0, lastLength);
+        peerImn = cr.initialMessageNumber();
+        write(answer.apply(cr));
+        return cr;
+    }
+
     byte[] segment(SegmentType type, int flags, long dataOffset, int msg, int ack, int rx, byte[] rdma, byte[] payload) {
         int len = SegmentHeader.LENGTH + (rdma == null ? 0 : rdma.length) + payload.length;
         ByteBuffer b = ByteBuffer.allocate(len);

@@ -8,7 +8,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vibridge.vitcp.engine.Negotiated;
 import io.vibridge.vitcp.engine.Status;
+import io.vibridge.vitcp.wire.ConnectAccept;
 import io.vibridge.vitcp.wire.ConnectReject;
+import io.vibridge.vitcp.wire.ConnectRequest;
 import io.vibridge.vitcp.wire.ConnectionAttributes;
 import io.vibridge.vitcp.wire.ConnectionHeader;
 import io.vibridge.vitcp.wire.Discriminator;
@@ -18,6 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Acceptance 2: MTU below the minimum, reserved attributes, peer-to-peer collision, Security Type 1, NIC minimums. */
 class SetupEdgeCasesTest {
@@ -120,6 +124,93 @@ class SetupEdgeCasesTest {
             Vi vi = f.client.createVi(f.clientAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
             assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.serverAddress(SERVER), T))
                     .isInstanceOfSatisfying(ViException.class, e -> assertThat(e.isCode()).isEqualTo(IsCode.SECURITY_REJECTED));
+        }
+    }
+
+    /**
+     * Issue 12, VITCP-PROFILE §5: a Security Type 1 request whose Security Length is not 40 is not
+     * validly signed. A passive side holding a key answers Connect Reject IS 11 (security information
+     * rejected), not IS 9, even when the 40 bytes at the usual place carry a correct HMAC (44).
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {36, 44, 0})
+    void securityType1_withSecurityLengthOtherThan40_rejectedWithIs11(int length) throws Exception {
+        try (Fixture f = new Fixture(NicConfig.loopback().withKey(KEY), NicConfig.loopback());
+                ConnectListener l = f.server.listen(SERVER);
+                RawPeer raw = RawPeer.connect(f.server.localAddress())) {
+            ConnectRequest cr = new ConnectRequest(raw.nextMessage, 0,
+                    RawPeer.ce(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20, 0, CLIENT, SERVER));
+            byte[] seg = RawPeer.withSecurity(cr, ConnectionHeader.SECURITY_HMAC_SHA256, length, KEY);
+            assertThat(raw.requestRaw(seg)).isEqualTo(new ConnectReject(IsCode.SECURITY_REJECTED));
+            assertThat(OrderingAndReadWindowTest.closedAfter(raw)).isTrue();
+        }
+    }
+
+    /** Security Type 0 with Security Information at a keyed passive side: unsigned, IS 11 (§5). */
+    @Test
+    void securityType0_withSecurityInformation_rejectedWithIs11ByAKeyedSide() throws Exception {
+        try (Fixture f = new Fixture(NicConfig.loopback().withKey(KEY), NicConfig.loopback());
+                ConnectListener l = f.server.listen(SERVER);
+                RawPeer raw = RawPeer.connect(f.server.localAddress())) {
+            ConnectRequest cr = new ConnectRequest(raw.nextMessage, 0,
+                    RawPeer.ce(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20, 0, CLIENT, SERVER));
+            byte[] seg = RawPeer.withSecurity(cr, ConnectionHeader.SECURITY_NONE, 8, null);
+            assertThat(raw.requestRaw(seg)).isEqualTo(new ConnectReject(IsCode.SECURITY_REJECTED));
+        }
+    }
+
+    /**
+     * A passive side without a key does not check security information (as for a valid Security Type 1
+     * request, §5): a request with Security Type 1 and Security Length 36 or 44 is accepted.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {36, 44})
+    void securityType1_withSecurityLengthOtherThan40_acceptedBySideWithoutAKey(int length) throws Exception {
+        try (Fixture f = new Fixture(); ConnectListener l = f.server.listen(SERVER);
+                RawPeer raw = RawPeer.connect(f.server.localAddress())) {
+            Vi vi = f.server.createVi(f.serverAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
+            CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {
+                try {
+                    l.connectWait(T).accept(vi);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, OWN_THREAD);
+            ConnectRequest cr = new ConnectRequest(raw.nextMessage, 0,
+                    RawPeer.ce(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20, 0, CLIENT, SERVER));
+            assertThat(raw.requestRaw(RawPeer.withSecurity(cr, ConnectionHeader.SECURITY_HMAC_SHA256, length, KEY)))
+                    .isInstanceOf(ConnectAccept.class);
+            accepted.get(20, TimeUnit.SECONDS);
+            assertThat(vi.state()).isEqualTo(ViState.CONNECTED);
+        }
+    }
+
+    /**
+     * An active side holding a key that gets a Connect Accept with Security Type 1 and Security Length 36:
+     * not validly signed, a security failure (§5), not a protocol error.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {36, 44})
+    void securityType1_acceptWithSecurityLengthOtherThan40_isASecurityFailureAtAKeyedActiveSide(int length)
+            throws Exception {
+        try (java.net.ServerSocket ss = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+                ViNic client = ViNic.open(NicConfig.loopback().withListen(null).withKey(KEY))) {
+            Vi vi = client.createVi(ViAttributes.of(ReliabilityLevel.RELIABLE_DELIVERY, client.createPtag()), null, null);
+            CompletableFuture<Void> passive = CompletableFuture.runAsync(() -> {
+                try (RawPeer raw = RawPeer.accept(ss)) {
+                    raw.answerRequest(cr -> RawPeer.withSecurity(new ConnectAccept(raw.nextMessage, 0, 4,
+                            RawPeer.ce(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20, 0, SERVER, CLIENT)),
+                            ConnectionHeader.SECURITY_HMAC_SHA256, length, KEY));
+                    OrderingAndReadWindowTest.closedAfter(raw);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }, OWN_THREAD);
+            ViNetAddress at = new ViNetAddress((java.net.InetSocketAddress) ss.getLocalSocketAddress(), SERVER);
+            assertThatThrownBy(() -> vi.connectRequest(CLIENT, at, T))
+                    .isInstanceOfSatisfying(ViException.class, e -> assertThat(e.code()).isEqualTo(ViException.Code.SECURITY));
+            passive.get(30, TimeUnit.SECONDS);
+            assertThat(vi.state()).isEqualTo(ViState.IDLE);
         }
     }
 
