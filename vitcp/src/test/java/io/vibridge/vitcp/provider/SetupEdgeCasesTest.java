@@ -135,9 +135,9 @@ class SetupEdgeCasesTest {
     @ParameterizedTest
     @ValueSource(ints = {36, 44, 0})
     void securityType1_withSecurityLengthOtherThan40_rejectedWithIs11(int length) throws Exception {
-        try (Fixture f = new Fixture(NicConfig.loopback().withKey(KEY), NicConfig.loopback());
+        try (Fixture f = new Fixture(Fixture.loopback("server").withKey(KEY), Fixture.loopback("client"));
                 ConnectListener l = f.server.listen(SERVER);
-                RawPeer raw = RawPeer.connect(f.server.localAddress())) {
+                RawPeer raw = RawPeer.connect(Fixture.port(f.server))) {
             ConnectRequest cr = new ConnectRequest(raw.nextMessage, 0,
                     RawPeer.ce(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20, 0, CLIENT, SERVER));
             byte[] seg = RawPeer.withSecurity(cr, ConnectionHeader.SECURITY_HMAC_SHA256, length, KEY);
@@ -149,9 +149,9 @@ class SetupEdgeCasesTest {
     /** Security Type 0 with Security Information at a keyed passive side: unsigned, IS 11 (§5). */
     @Test
     void securityType0_withSecurityInformation_rejectedWithIs11ByAKeyedSide() throws Exception {
-        try (Fixture f = new Fixture(NicConfig.loopback().withKey(KEY), NicConfig.loopback());
+        try (Fixture f = new Fixture(Fixture.loopback("server").withKey(KEY), Fixture.loopback("client"));
                 ConnectListener l = f.server.listen(SERVER);
-                RawPeer raw = RawPeer.connect(f.server.localAddress())) {
+                RawPeer raw = RawPeer.connect(Fixture.port(f.server))) {
             ConnectRequest cr = new ConnectRequest(raw.nextMessage, 0,
                     RawPeer.ce(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20, 0, CLIENT, SERVER));
             byte[] seg = RawPeer.withSecurity(cr, ConnectionHeader.SECURITY_NONE, 8, null);
@@ -167,7 +167,7 @@ class SetupEdgeCasesTest {
     @ValueSource(ints = {36, 44})
     void securityType1_withSecurityLengthOtherThan40_acceptedBySideWithoutAKey(int length) throws Exception {
         try (Fixture f = new Fixture(); ConnectListener l = f.server.listen(SERVER);
-                RawPeer raw = RawPeer.connect(f.server.localAddress())) {
+                RawPeer raw = RawPeer.connect(Fixture.port(f.server))) {
             Vi vi = f.server.createVi(f.serverAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
             CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {
                 try {
@@ -206,7 +206,7 @@ class SetupEdgeCasesTest {
                     throw new java.io.UncheckedIOException(e);
                 }
             }, OWN_THREAD);
-            ViNetAddress at = new ViNetAddress((java.net.InetSocketAddress) ss.getLocalSocketAddress(), SERVER);
+            ViNetAddress at = new ViNetAddress((java.net.InetSocketAddress) ss.getLocalSocketAddress(), SERVER, Fixture.FRAMING);
             assertThatThrownBy(() -> vi.connectRequest(CLIENT, at, T))
                     .isInstanceOfSatisfying(ViException.class, e -> assertThat(e.code()).isEqualTo(ViException.Code.SECURITY));
             passive.get(30, TimeUnit.SECONDS);
