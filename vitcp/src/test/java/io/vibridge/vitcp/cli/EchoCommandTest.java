@@ -14,6 +14,7 @@ import io.vibridge.vitcp.provider.ViNetAddress;
 import io.vibridge.vitcp.provider.ViNic;
 import io.vibridge.vitcp.provider.ViState;
 import io.vibridge.vitcp.wire.Discriminator;
+import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -31,13 +32,17 @@ class EchoCommandTest {
     static final Duration T = Duration.ofSeconds(20);
 
     @ParameterizedTest
-    @CsvSource({"RELIABLE_DELIVERY,false", "RELIABLE_RECEPTION,true", "UNRELIABLE_DELIVERY,false", "1,true"})
-    void echoesSendsAndServesItsRegion(String level, boolean flowControl) throws Exception {
+    @CsvSource({"RELIABLE_DELIVERY,false,VITCP", "RELIABLE_RECEPTION,true,VITCP", "UNRELIABLE_DELIVERY,false,VITCP",
+        "1,true,VITCP", "RELIABLE_DELIVERY,false,RDMATCP", "RELIABLE_RECEPTION,true,RDMATCP",
+        "UNRELIABLE_DELIVERY,true,RDMATCP"})
+    void echoesSendsAndServesItsRegion(String level, boolean flowControl, Encapsulation framing) throws Exception {
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         EchoCommand echo = new EchoCommand(new PrintStream(text, true, StandardCharsets.UTF_8));
         String[] args = flowControl
-                ? new String[] {"--port", "0", "--discriminator", "echo-test", "--reliability", level, "--flow-control"}
-                : new String[] {"--port", "0", "--discriminator", "echo-test", "--reliability", level};
+                ? new String[] {"--port", "0", "--rdmatcp-port", "0", "--discriminator", "echo-test", "--reliability",
+                    level, "--flow-control"}
+                : new String[] {"--port", "0", "--rdmatcp-port", "0", "--discriminator", "echo-test", "--reliability",
+                    level};
         new CommandLine(echo).parseArgs(args);
         echo.start();
         Thread server = Thread.ofVirtual().start(() -> {
@@ -58,8 +63,8 @@ class EchoCommandTest {
             Vi vi = client.createVi(ViAttributes.of(lvl, tag).withFlowControl(flowControl), null, null);
             MemoryRegion mem = client.registerMemory(ByteBuffer.allocateDirect(8192), new MemoryAttributes(tag, true, true));
             vi.postRecv(Descriptor.receive().data(mem, 4096, 4096));
-            vi.connectRequest(Discriminator.ofUtf8("client"),
-                    new ViNetAddress(echo.nic().localAddress(), Discriminator.ofUtf8("echo-test")), T);
+            vi.connectRequest(Discriminator.ofUtf8("client"), echo.nic().address(Discriminator.ofUtf8("echo-test"), framing),
+                    T);
             mem.buffer().put(0, "hello vi".getBytes(StandardCharsets.US_ASCII));
             vi.postSend(Descriptor.send().data(mem, 0, 8).immediate(0x1234));
             assertThat(vi.sendWait(T).isError()).isFalse();
@@ -94,7 +99,8 @@ class EchoCommandTest {
     @CsvSource({"RELIABLE_DELIVERY", "RELIABLE_RECEPTION"})
     void writeWithImmediateIsNotEchoedAndItsReceiveIsReposted(String level) throws Exception {
         EchoCommand echo = new EchoCommand(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
-        new CommandLine(echo).parseArgs("--port", "0", "--discriminator", "echo-wi", "--reliability", level,
+        new CommandLine(echo).parseArgs("--port", "0", "--rdmatcp-port", "off", "--discriminator", "echo-wi",
+                "--reliability", level,
                 "--flow-control", "--receives", "1");
         echo.start();
         Thread server = Thread.ofVirtual().start(() -> {
