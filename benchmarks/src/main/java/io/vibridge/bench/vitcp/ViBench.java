@@ -10,6 +10,7 @@ import io.vibridge.vitcp.provider.Vi;
 import io.vibridge.vitcp.provider.ViAttributes;
 import io.vibridge.vitcp.provider.ViNic;
 import io.vibridge.vitcp.wire.Discriminator;
+import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -62,6 +63,19 @@ public final class ViBench implements Callable<Integer> {
     @Option(names = "--skip-baseline", description = "Do not run the TCP baseline.")
     boolean skipBaseline;
 
+    @Option(names = "--framing", defaultValue = "vitcp", converter = FramingConverter.class,
+            description = "vitcp (native segments) or rdmatcp (seed-004 frames with CRC-32, VITCP-PROFILE §8); "
+                    + "default ${DEFAULT-VALUE}.")
+    Encapsulation framing;
+
+    /** {@code --framing vitcp|rdmatcp}. */
+    static final class FramingConverter implements CommandLine.ITypeConverter<Encapsulation> {
+        @Override
+        public Encapsulation convert(String value) {
+            return Encapsulation.ofLabel(value);
+        }
+    }
+
     private ViNic server;
     private ViNic client;
     private ProtectionTag serverTag;
@@ -71,13 +85,13 @@ public final class ViBench implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         NicConfig base = NicConfig.loopback().withPlatformThreads(!virtualThreads).withReadBufferSize(256 * 1024);
-        server = ViNic.open(base.withName("bench-server"));
+        server = ViNic.open(withFraming(base.withName("bench-server")));
         client = ViNic.open(base.withName("bench-client").withListen(null));
         serverTag = server.createPtag();
         clientTag = client.createPtag();
         try {
-            System.out.printf("VI/TCP benchmark over loopback: %s, %s reader threads, %d CPUs%n", level,
-                    virtualThreads ? "virtual" : "platform", Runtime.getRuntime().availableProcessors());
+            System.out.printf("VI/TCP benchmark over loopback: %s, %s framing, %s reader threads, %d CPUs%n", level,
+                    framing.label(), virtualThreads ? "virtual" : "platform", Runtime.getRuntime().availableProcessors());
             TcpBaseline baseline = new TcpBaseline();
             long bytes = (long) streamMib << 20;
             // rounds alternate baseline and VI runs; medians damp the noise of a shared machine
@@ -160,10 +174,16 @@ public final class ViBench implements Callable<Integer> {
                     Thread.currentThread().interrupt();
                 }
             });
-            cv.connectRequest(Discriminator.ofUtf8("c"), server.address(d), T);
+            cv.connectRequest(Discriminator.ofUtf8("c"), server.address(d, framing), T);
             acceptor.join();
         }
         return new Vi[] {sv, cv};
+    }
+
+    /** The server NIC also listens for seed-004 framing when the benchmark runs in it. */
+    private NicConfig withFraming(NicConfig c) {
+        return framing == Encapsulation.RDMATCP
+                ? c.withRdmaTcpListen(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0)) : c;
     }
 
     private MemoryRegion region(ViNic nic, ProtectionTag tag, int size) {
@@ -291,7 +311,7 @@ public final class ViBench implements Callable<Integer> {
         ViNic keepClient = client;
         ProtectionTag keepServerTag = serverTag;
         ProtectionTag keepClientTag = clientTag;
-        server = ViNic.open(NicConfig.loopback().withName("idle-server"));
+        server = ViNic.open(withFraming(NicConfig.loopback().withName("idle-server")));
         client = ViNic.open(NicConfig.loopback().withName("idle-client").withListen(null));
         serverTag = server.createPtag();
         clientTag = client.createPtag();

@@ -21,8 +21,10 @@ import io.vibridge.vitcp.engine.ConnectSecurity;
 import io.vibridge.vitcp.engine.EngineOptions;
 import io.vibridge.vitcp.engine.LocalEndpoint;
 import io.vibridge.vitcp.engine.ViConnection;
+import io.vibridge.vitcp.rdmatcp.FrameCheck;
 import io.vibridge.vitcp.wire.ConnectionHeader;
 import io.vibridge.vitcp.wire.Discriminator;
+import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.IsCode;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.net.InetAddress;
@@ -86,7 +88,8 @@ public final class BridgedConnection {
     private long keepaliveTimer = -1;
     private String closeReason;
 
-    public BridgedConnection(BridgeContext shared, Vertx vertx, NetSocket socket) {
+    /** The connection on a listener of {@code encapsulation} (native VI/TCP or seed-004 framing, VITCP-PROFILE §8). */
+    public BridgedConnection(BridgeContext shared, Vertx vertx, NetSocket socket, Encapsulation encapsulation) {
         this.shared = shared;
         this.config = shared.config;
         this.vertx = vertx;
@@ -104,10 +107,11 @@ public final class BridgedConnection {
         Events events = new Events();
         this.events = events;
         this.peer = new EnginePeer(shared.metrics, events);
-        EngineOptions options = new EngineOptions(config.vi().incomingTimeout().toNanos(), this::security);
+        EngineOptions options = new EngineOptions(config.vi().incomingTimeout().toNanos(), this::security, encapsulation);
         this.engine = ViConnection.incoming(peer, options, System.nanoTime());
         peer.engine(engine);
-        this.channel = new ClientChannel(id, socket, engine, peer::afterWritten, this::clientClosed);
+        this.channel = new ClientChannel(id, socket, engine, shared.metrics.clientBytes(encapsulation), peer::afterWritten,
+                this::clientClosed);
     }
 
     /** Wires the socket; call on the socket's context. */
@@ -272,7 +276,7 @@ public final class BridgedConnection {
                 }
             });
         }
-        shared.metrics.connectionOpened();
+        shared.metrics.connectionOpened(engine.encapsulation());
         shared.metrics.connectSetup(System.nanoTime() - requestAt);
         // per-connection lines are DEBUG: at thousands of connections per second console lines cost more than the
         // setup itself; GatewayServer logs a periodic INFO summary (connections opened/closed/open)
@@ -314,6 +318,7 @@ public final class BridgedConnection {
                 log.info("conn {} {}:{} connection setup failed: {}{}", id, clientAddress.getHostAddress(), clientPort,
                         failure, failure == ConnectFailure.PROTOCOL ? " (" + engine.lastProtocolError() + ")" : "");
                 shared.metrics.rejected(RejectReason.PROTOCOL);
+                countFrameError();
             }
             case REJECTED -> {
                 if (closeReason == null) {
@@ -413,6 +418,9 @@ public final class BridgedConnection {
         };
         if (closeReason == null || cause == BreakCause.PROTOCOL_ERROR) {
             closeReason = why;
+        }
+        if (cause == BreakCause.PROTOCOL_ERROR) {
+            countFrameError();
         }
         if (cause == BreakCause.PROTOCOL_ERROR || cause == BreakCause.LOCAL_RECEIVE_ERROR) {
             log.warn("conn {} {}:{} disconnected: {}", id, clientAddress.getHostAddress(), clientPort, why);
@@ -575,11 +583,19 @@ public final class BridgedConnection {
             shared.release(clientAddress);
         }
         if (opened) {
-            shared.metrics.connectionClosed();
+            shared.metrics.connectionClosed(engine.encapsulation());
             log.debug("conn {} closed ({}), {} bytes in, {} bytes out", id, closeReason, channel.bytesIn(),
                     channel.bytesOut());
         }
         shared.bridges.remove(this);
+    }
+
+    /** A bad CRC, an unknown Connection ID, ... ended the connection (seed-004 framing): counted by check. */
+    private void countFrameError() {
+        FrameCheck c = engine.framingFailure();
+        if (c != null) {
+            shared.metrics.frameError(c);
+        }
     }
 
     private void cancelIncomingTimer() {

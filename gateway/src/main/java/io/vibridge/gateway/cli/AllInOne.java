@@ -26,7 +26,7 @@ record AllInOne(TargetService target, GatewayServer gateway, ch.qos.logback.clas
         TargetService target = TargetService.start(TargetConfig.defaults(InetAddress.ofLiteral(targetAddress))
                 .withProvider("soft"));
         try {
-            String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0 }\n"
+            String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0, rdmatcp-port = 0 }\n"
                     + "admin { host = \"127.0.0.1\", port = 0 }\n"
                     + "infiniband { provider = soft, address = \"" + gatewayIbAddress + "\" }\n"
                     + "shutdown-grace = 2s\n"

@@ -37,8 +37,9 @@ final class GatewayCommand implements Callable<Integer> {
             stopped.countDown();
             Runtime.getRuntime().halt(0); // drained: exit 0 rather than the signal's status
         }, "vibridge-shutdown"));
-        System.out.printf("vibridge gateway: VI/TCP on %s:%d, admin http://%s:%d/metrics%n", cfg.listen().host(),
-                server.port(), cfg.admin().host(), server.adminPort());
+        System.out.printf("vibridge gateway: VI/TCP on %s:%d%s, admin http://%s:%d/metrics%n", cfg.listen().host(),
+                server.port(), cfg.listen().rdmaTcp() ? ", RDMA/TCP framing on port " + server.rdmaTcpPort() : "",
+                cfg.admin().host(), server.adminPort());
         stopped.await();
         return 0;
     }

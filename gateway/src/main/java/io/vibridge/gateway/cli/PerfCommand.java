@@ -5,6 +5,7 @@ import io.vibridge.gateway.tools.Perf;
 import io.vibridge.gateway.tools.Sizes;
 import io.vibridge.gateway.tools.ViClientOptions;
 import io.vibridge.gateway.tools.VitcpPeer;
+import io.vibridge.vitcp.wire.Encapsulation;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -21,9 +22,14 @@ import picocli.CommandLine.Option;
                 + "connection setup rate; --baseline runs the same against an in-process vitcp peer and prints ratios.")
 public final class PerfCommand implements Callable<Integer> {
 
-    @Option(names = "--gateway", defaultValue = "127.0.0.1:7470",
-            description = "Gateway host:port (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--gateway",
+            description = "Gateway host:port (default: 127.0.0.1:7470, or 127.0.0.1:7471 with --framing rdmatcp).")
     String gateway;
+
+    @Option(names = "--framing", defaultValue = "vitcp",
+            description = "vitcp (native VI/TCP segments) or rdmatcp (seed-004 RDMA/TCP frames with CRC-32, "
+                    + "VITCP-PROFILE §8), for every connection made, the baseline's included (default: ${DEFAULT-VALUE}).")
+    String framing;
 
     @Option(names = "--discriminator", defaultValue = "demo",
             description = "Route to a vibridge target (default: ${DEFAULT-VALUE}).")
@@ -109,12 +115,15 @@ public final class PerfCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Perf.Settings settings;
         ViClientOptions o;
+        Encapsulation encapsulation;
         try {
             settings = settings();
+            encapsulation = Encapsulation.ofLabel(framing);
             int max = Math.max(settings.latSize(), settings.bwSize());
-            o = new ViClientOptions(ViClientOptions.parseHostPort(gateway), discriminator,
+            String remote = gateway != null ? gateway : "127.0.0.1:" + encapsulation.defaultPort();
+            o = new ViClientOptions(ViClientOptions.parseHostPort(remote), discriminator,
                     ViClientOptions.parseReliability(reliability), flowControl, Sizes.key(key), max, 8, txDepth,
-                    Duration.ofMillis((long) (timeout * 1000)));
+                    Duration.ofMillis((long) (timeout * 1000)), encapsulation);
         } catch (IllegalArgumentException e) {
             err.println("perf: " + e.getMessage());
             return 2;
@@ -125,9 +134,10 @@ public final class PerfCommand implements Callable<Integer> {
             try {
                 if (allInOne) {
                     local = AllInOne.start(targetAddress, gatewayIbAddress, flowc, discriminator, verbose);
-                    o = o.withRemote(new InetSocketAddress("127.0.0.1", local.gateway().port()));
-                    out.printf(Locale.ROOT, "all-in-one: target on %s port 5000, gateway on %s (VI/TCP 127.0.0.1:%d), "
-                            + "route \"%s\" FlowC %d%n", targetAddress, gatewayIbAddress, local.gateway().port(),
+                    int port = encapsulation == Encapsulation.RDMATCP ? local.gateway().rdmaTcpPort() : local.gateway().port();
+                    o = o.withRemote(new InetSocketAddress("127.0.0.1", port));
+                    out.printf(Locale.ROOT, "all-in-one: target on %s port 5000, gateway on %s (%s 127.0.0.1:%d), "
+                            + "route \"%s\" FlowC %d%n", targetAddress, gatewayIbAddress, encapsulation.label(), port,
                             discriminator, flowc);
                 }
                 viaGateway = Perf.run(o, settings, "through the gateway", out);
@@ -145,8 +155,8 @@ public final class PerfCommand implements Callable<Integer> {
         }
         if (baseline || baselineOnly) {
             int max = Math.max(settings.latSize(), settings.bwSize());
-            try (VitcpPeer peer = VitcpPeer.start(new InetSocketAddress("127.0.0.1", 0), discriminator, TargetMode.ECHO,
-                    64, Math.max(max, 256), 16 << 20, Sizes.key(key))) {
+            try (VitcpPeer peer = VitcpPeer.start(new InetSocketAddress("127.0.0.1", 0), encapsulation, discriminator,
+                    TargetMode.ECHO, 64, Math.max(max, 256), 16 << 20, Sizes.key(key))) {
                 List<Perf.Result> direct = Perf.run(o.withRemote(peer.address()), settings,
                         "baseline: direct to a vitcp peer", out);
                 if (viaGateway != null) {

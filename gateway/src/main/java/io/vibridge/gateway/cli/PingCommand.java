@@ -3,6 +3,7 @@ package io.vibridge.gateway.cli;
 import io.vibridge.gateway.tools.Ping;
 import io.vibridge.gateway.tools.Sizes;
 import io.vibridge.gateway.tools.ViClientOptions;
+import io.vibridge.vitcp.wire.Encapsulation;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -14,9 +15,14 @@ import picocli.CommandLine.Option;
                 + "every echo. Exit 0 only when every echo matched; 1 on loss or mismatch; 2 when the connect fails.")
 public final class PingCommand implements Callable<Integer> {
 
-    @Option(names = "--gateway", defaultValue = "127.0.0.1:7470",
-            description = "Gateway (or vitcp peer) host:port (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--gateway",
+            description = "Gateway host:port (default: 127.0.0.1:7470, or 127.0.0.1:7471 with --framing rdmatcp).")
     String gateway;
+
+    @Option(names = "--framing", defaultValue = "vitcp",
+            description = "vitcp (native VI/TCP) or rdmatcp (seed-004 RDMA/TCP frames, VITCP-PROFILE §8) "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String framing;
 
     @Option(names = "--discriminator", defaultValue = "demo",
             description = "Called discriminator, the gateway's route (default: ${DEFAULT-VALUE}).")
@@ -49,9 +55,11 @@ public final class PingCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ViClientOptions o;
         try {
-            o = new ViClientOptions(ViClientOptions.parseHostPort(gateway), discriminator,
+            Encapsulation e = Encapsulation.ofLabel(framing);
+            String remote = gateway != null ? gateway : "127.0.0.1:" + e.defaultPort();
+            o = new ViClientOptions(ViClientOptions.parseHostPort(remote), discriminator,
                     ViClientOptions.parseReliability(reliability), flowControl, Sizes.key(key), Sizes.parse(size), 4, 1,
-                    Duration.ofMillis((long) (timeout * 1000)));
+                    Duration.ofMillis((long) (timeout * 1000)), e);
         } catch (IllegalArgumentException e) {
             System.err.println("ping: " + e.getMessage());
             return 2;

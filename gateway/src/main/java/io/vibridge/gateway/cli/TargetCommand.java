@@ -13,7 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code vibridge target}: the demo InfiniBand-side service (echo, sink or source) on the verbs SPI. */
+/** {@code vibridge target}: the demo InfiniBand-side service (echo, sink, source, echo-ack-writes) on the verbs SPI. */
 @Command(name = "target", mixinStandardHelpOptions = true,
         description = "Demo InfiniBand-side service: accepts CM REQs with a Hello, serves echo/sink/source "
                 + "and the VBRG control protocol over one RDMA-readable/writable region.")
@@ -37,7 +37,10 @@ public final class TargetCommand implements Callable<Integer> {
             description = "Service ID schemes to listen on: iwarp, sdp, rdma-cm (default: iwarp,sdp).")
     List<String> serviceIds;
 
-    @Option(names = "--mode", defaultValue = "echo", description = "echo, sink or source (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--mode", defaultValue = "echo",
+            description = "echo (Sends; an RDMA Write with immediate is not answered), sink, source, or "
+                    + "echo-ack-writes (echo, and each RDMA Write with immediate answered by an empty Send with its "
+                    + "immediate) (default: ${DEFAULT-VALUE}).")
     String mode;
 
     @Option(names = "--receive-buffers", defaultValue = "64",
@@ -89,7 +92,7 @@ public final class TargetCommand implements Callable<Integer> {
             return 1;
         }
         System.out.printf("target ready on %s: %s, mode %s; region address 0x%x rkey 0x%x length %d%n",
-                address, service.serviceIdsText(), config.mode().name().toLowerCase(java.util.Locale.ROOT),
+                address, service.serviceIdsText(), config.mode().cliName(),
                 service.region().address(), service.region().rkey(), service.region().length());
         System.out.flush();
         CountDownLatch stop = new CountDownLatch(1);
@@ -111,12 +114,7 @@ public final class TargetCommand implements Callable<Integer> {
                 schemes.add(ServiceIdScheme.fromConfigName(s));
             }
         }
-        TargetMode m;
-        try {
-            m = TargetMode.valueOf(mode.trim().toUpperCase(java.util.Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--mode must be echo, sink or source, got '" + mode + "'");
-        }
+        TargetMode m = TargetMode.fromCliName(mode);
         int rs = Sizes.parse(receiveSize);
         InetAddress ip;
         try {

@@ -30,8 +30,17 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
 
     public static final String ROOT = "vibridge.gateway";
 
-    /** VI/TCP listener. */
-    public record Listen(String host, int port) {
+    /**
+     * The VI/TCP listeners on {@code host}: native on {@code port}, seed-004 RDMA/TCP framing on
+     * {@code rdmaTcpPort} (VITCP-PROFILE §8), or none when it is {@link #OFF}. Both serve the same routes.
+     */
+    public record Listen(String host, int port, int rdmaTcpPort) {
+        /** {@code rdmatcp-port = off}: no seed-004 listener. */
+        public static final int OFF = -1;
+
+        public boolean rdmaTcp() {
+            return rdmaTcpPort != OFF;
+        }
     }
 
     /** Admin HTTP endpoint. */
@@ -120,7 +129,9 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         Config c = full.getConfig(ROOT);
         try {
             rejectUnknownKeys(c, ConfigFactory.defaultReference().getConfig(ROOT));
-            Listen listen = new Listen(string(c, "listen.host"), port(c, "listen.port", true));
+            Listen listen = new Listen(string(c, "listen.host"), port(c, "listen.port", true),
+                    "off".equals(c.getValue("listen.rdmatcp-port").unwrapped()) ? Listen.OFF
+                            : port(c, "listen.rdmatcp-port", true));
             Admin admin = new Admin(string(c, "admin.host"), port(c, "admin.port", true));
             int maxMtu = intIn(c, "vi.max-mtu", 32 * 1024, Integer.MAX_VALUE, true);
             int seg = intIn(c, "vi.segment-size", 1, LocalEndpoint.MAX_SEGMENT_PAYLOAD, true);

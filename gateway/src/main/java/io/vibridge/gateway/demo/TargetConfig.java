@@ -61,7 +61,7 @@ public record TargetConfig(InetAddress address, int udpPort, String provider, in
         }
     }
 
-    /** Defaults: port 5000, iwarp and sdp, echo, 64 receives of 64 KiB, 16 MiB region. */
+    /** Defaults: port 5000, iwarp and sdp, echo (RDMA Writes with immediate not answered), 64 receives of 64 KiB, 16 MiB region. */
     public static TargetConfig defaults(InetAddress address) {
         return new TargetConfig(address, 4791, null, DEFAULT_PORT, Set.of(ServiceIdScheme.IWARP, ServiceIdScheme.SDP),
                 TargetMode.ECHO, 64, 64 * 1024, 1 << 20, 16 << 20, 64 * 1024, 16, 4096, 2L << 30);

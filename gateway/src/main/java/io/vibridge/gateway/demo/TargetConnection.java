@@ -227,7 +227,9 @@ final class TargetConnection {
             case WRITE_WITH_IMMEDIATE -> {
                 rxMessages++;
                 rxBytes += wc.byteLength;
-                if (mode == TargetMode.ECHO) {
+                // VIA 10.2 / CM-MAPPING §4: the write consumed this receive. Only echo-ack-writes answers
+                // it (an empty Send with the immediate); echo, like vitcp's echo, answers Sends only
+                if (mode.answersWritesWithImmediate()) {
                     queueReply(idx, 0, true, wc.immediate);
                 } else {
                     repost(idx);
@@ -242,7 +244,7 @@ final class TargetConnection {
                 }
                 rxMessages++;
                 rxBytes += len;
-                if (mode == TargetMode.ECHO) {
+                if (mode.echoesSends()) {
                     queueReply(idx, len, wc.hasImmediate, wc.immediate);
                 } else {
                     repost(idx);
@@ -358,7 +360,7 @@ final class TargetConnection {
                 }
                 int requested = len - Control.HEADER >= 5 ? sb.getInt(a + 1) : 0;
                 mode = TargetMode.ofCode(code);
-                LOG.info("conn {} mode {}", connId, mode.name().toLowerCase());
+                LOG.info("conn {} mode {}", connId, mode.cliName());
                 if (mode == TargetMode.SOURCE) {
                     startSource(requested);
                 }

@@ -99,7 +99,7 @@ public final class TargetService implements AutoCloseable {
         LOG.info("target on {} ({} provider, device {}): port {} service ids {}, mode {}, {} receives of {} B; "
                         + "region address 0x{} rkey 0x{} length {}",
                 config.address().getHostAddress(), s.device.providerName(), s.device.name(), config.port(),
-                s.serviceIdsText(), config.mode().name().toLowerCase(), config.receiveBuffers(), config.receiveSize(),
+                s.serviceIdsText(), config.mode().cliName(), config.receiveBuffers(), config.receiveSize(),
                 Long.toHexString(s.region.address()), Integer.toHexString(s.region.rkey()), s.region.length());
         return s;
     }
@@ -328,7 +328,7 @@ public final class TargetService implements AutoCloseable {
                             + ", LocalRcvSz " + h.localReceiveSize() + ")";
             LOG.debug("conn {} accepted on {} from {} client {}: {} receives of {} B, FlowC {}, mode {}", connId,
                     sidName(scheme), r.source().getHostAddress(), who, bufs, size, flowC.wireValue(),
-                    config.mode().name().toLowerCase());
+                    config.mode().cliName());
         }
     }
 

@@ -6,6 +6,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
+import io.vibridge.vitcp.rdmatcp.FrameCheck;
+import io.vibridge.vitcp.wire.Encapsulation;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -22,27 +24,45 @@ import java.util.function.ToDoubleFunction;
 public final class GatewayMetrics {
 
     private final MeterRegistry registry;
-    private final AtomicLong activeConnections = new AtomicLong();
-    private final Counter connectionsOpened;
+    private final AtomicLong[] activeConnections = new AtomicLong[Encapsulation.values().length];
+    private final Counter[] connectionsOpened = new Counter[Encapsulation.values().length];
+    private final Counter[] connectionsClosed = new Counter[Encapsulation.values().length];
+    private final ClientBytes[] clientBytes = new ClientBytes[Encapsulation.values().length];
+    private final Map<FrameCheck, Counter> frameErrors = new EnumMap<>(FrameCheck.class);
     private final Map<RejectReason, Counter> rejects = new EnumMap<>(RejectReason.class);
     private final Counter[][] bytes = new Counter[Direction.values().length][Operation.values().length];
     private final Counter[][] messages = new Counter[Direction.values().length][Operation.values().length];
     private final Counter[] creditStalls = new Counter[Direction.values().length];
-    private final Counter disconnects;
     private final Timer cmRoundTrip;
     private final DistributionSummary connectSetup;
 
     public GatewayMetrics(MeterRegistry registry) {
         this.registry = registry;
-        Gauge.builder("vibridge.connections.active", activeConnections, AtomicLong::get)
-                .description("VI/TCP connections currently bridged")
-                .register(registry);
-        connectionsOpened = Counter.builder("vibridge.connections.opened")
-                .description("VI/TCP connections bridged since start (Connect Accept sent)")
-                .register(registry);
-        disconnects = Counter.builder("vibridge.connections.closed")
-                .description("Bridged connections that have ended")
-                .register(registry);
+        for (Encapsulation e : Encapsulation.values()) {
+            int i = e.ordinal();
+            activeConnections[i] = new AtomicLong();
+            Gauge.builder("vibridge.connections.active", activeConnections[i], AtomicLong::get)
+                    .description("VI/TCP connections currently bridged, by encapsulation")
+                    .tag("encapsulation", e.label())
+                    .register(registry);
+            connectionsOpened[i] = Counter.builder("vibridge.connections.opened")
+                    .description("VI/TCP connections bridged since start (Connect Accept sent), by encapsulation")
+                    .tag("encapsulation", e.label())
+                    .register(registry);
+            connectionsClosed[i] = Counter.builder("vibridge.connections.closed")
+                    .description("Bridged connections that have ended, by encapsulation")
+                    .tag("encapsulation", e.label())
+                    .register(registry);
+            clientBytes[i] = new ClientBytes(clientBytes(e, "in"), clientBytes(e, "out"));
+        }
+        for (FrameCheck c : FrameCheck.values()) {
+            if (c != FrameCheck.OK) {
+                frameErrors.put(c, Counter.builder("vibridge.rdmatcp.frame.errors")
+                        .description("Connections ended by a seed-004 frame that failed a check (VITCP-PROFILE §8), by check")
+                        .tag("check", c.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'))
+                        .register(registry));
+            }
+        }
         for (RejectReason reason : RejectReason.values()) {
             rejects.put(reason, Counter.builder("vibridge.connections.rejected")
                     .description("VI/TCP connections refused, by reason")
@@ -80,32 +100,70 @@ public final class GatewayMetrics {
                 .register(registry);
     }
 
+    private Counter clientBytes(Encapsulation e, String direction) {
+        return Counter.builder("vibridge.client.bytes")
+                .description("Bytes read from (in) and written to (out) VI clients' TCP connections, headers and "
+                        + "framing included, by encapsulation")
+                .baseUnit("bytes")
+                .tag("encapsulation", e.label())
+                .tag("direction", direction)
+                .register(registry);
+    }
+
+    /** The client-side TCP byte counters of one encapsulation (held by each connection's channel). */
+    public record ClientBytes(Counter in, Counter out) {
+    }
+
     public MeterRegistry registry() {
         return registry;
     }
 
-    public void connectionOpened() {
-        activeConnections.incrementAndGet();
-        connectionsOpened.increment();
+    public void connectionOpened(Encapsulation e) {
+        activeConnections[e.ordinal()].incrementAndGet();
+        connectionsOpened[e.ordinal()].increment();
     }
 
-    public void connectionClosed() {
-        activeConnections.decrementAndGet();
-        disconnects.increment();
+    public void connectionClosed(Encapsulation e) {
+        activeConnections[e.ordinal()].decrementAndGet();
+        connectionsClosed[e.ordinal()].increment();
+    }
+
+    public ClientBytes clientBytes(Encapsulation e) {
+        return clientBytes[e.ordinal()];
+    }
+
+    /** A connection ended by a seed-004 frame check (a bad CRC, an unknown Connection ID, ...). */
+    public void frameError(FrameCheck check) {
+        Counter c = frameErrors.get(check);
+        if (c != null) {
+            c.increment();
+        }
     }
 
     /** Connections bridged since start (the periodic summary line). */
     public long openedTotal() {
-        return (long) connectionsOpened.count();
+        return sum(connectionsOpened);
     }
 
     /** Bridged connections closed since start. */
     public long closedTotal() {
-        return (long) disconnects.count();
+        return sum(connectionsClosed);
     }
 
     public long activeConnections() {
-        return activeConnections.get();
+        long n = 0;
+        for (AtomicLong a : activeConnections) {
+            n += a.get();
+        }
+        return n;
+    }
+
+    private static long sum(Counter[] counters) {
+        double n = 0;
+        for (Counter c : counters) {
+            n += c.count();
+        }
+        return (long) n;
     }
 
     public void rejected(RejectReason reason) {

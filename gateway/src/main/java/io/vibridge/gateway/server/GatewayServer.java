@@ -23,6 +23,7 @@ import io.vibridge.verbs.DeviceCounters;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.Verbs;
 import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.vitcp.wire.Encapsulation;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,10 +49,11 @@ public final class GatewayServer implements AutoCloseable {
     private final BridgeContext shared;
     private final ConnectRateLimiter rate;
     private final boolean ownsVertx;
-    /** One listener per event loop (Vert.x shares the port among them, round robin per accepted socket). */
+    /** One listener per event loop and encapsulation (Vert.x shares a port among them, round robin per accepted socket). */
     private final List<NetServer> servers = new ArrayList<>();
     private AdminServer admin;
     private int port;
+    private int rdmaTcpPort = GatewayConfig.Listen.OFF;
     private int adminPort;
     private volatile boolean ready;
     private volatile boolean closed;
@@ -127,27 +129,36 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     private void bind() {
-        NetServerOptions o = new NetServerOptions().setTcpNoDelay(true).setReuseAddress(true)
-                .setHost(config.listen().host()).setPort(config.listen().port()).setAcceptBacklog(4096);
-        // each BridgedConnection runs on the event loop of the listener that accepted its socket: a single listener would
-        // put every connection's setup (CQ, QP, CM REQ, VI segments) on one thread, so bind one per core
-        // Vert.x shares a bound port among the listeners of one Vertx; port 0 is never shared, a negative
-        // port is one OS-chosen port shared by every listener asking for that same negative value: one value
-        // per gateway, so two gateways on one Vertx never share theirs
-        if (o.getPort() == 0) {
-            o.setPort(-RANDOM_PORT_KEYS.incrementAndGet());
-        }
-        port = listenOn(o);
-        for (int i = 1; i < LISTENERS; i++) {
-            listenOn(o);
+        port = listen(config.listen().port(), Encapsulation.VITCP);
+        if (config.listen().rdmaTcp()) {
+            rdmaTcpPort = listen(config.listen().rdmaTcpPort(), Encapsulation.RDMATCP);
         }
         admin = new AdminServer(vertx, registry, () -> ready && !closed, this::connections);
         adminPort = await(admin.start(config.admin().host(), config.admin().port()));
         ready = true;
         summaryTimer = vertx.setPeriodic(SUMMARY_MILLIS, t -> summary());
-        log.info("gateway listening for VI/TCP on {}:{}, admin on {}:{}, InfiniBand device {} ({}) at {}",
-                config.listen().host(), port, config.admin().host(), adminPort, device.name(), device.providerName(),
-                device.address().getHostAddress());
+        log.info("gateway listening for VI/TCP on {}:{}{}, admin on {}:{}, InfiniBand device {} ({}) at {}",
+                config.listen().host(), port, config.listen().rdmaTcp() ? ", RDMA/TCP framing on port " + rdmaTcpPort : "",
+                config.admin().host(), adminPort, device.name(), device.providerName(), device.address().getHostAddress());
+    }
+
+    /** Binds the listeners of one encapsulation on {@code requested} (0: OS-chosen); the bound port. */
+    private int listen(int requested, Encapsulation encapsulation) {
+        NetServerOptions o = new NetServerOptions().setTcpNoDelay(true).setReuseAddress(true)
+                .setHost(config.listen().host()).setPort(requested).setAcceptBacklog(4096);
+        // each BridgedConnection runs on the event loop of the listener that accepted its socket: a single listener would
+        // put every connection's setup (CQ, QP, CM REQ, VI segments) on one thread, so bind one per core
+        // Vert.x shares a bound port among the listeners of one Vertx; port 0 is never shared, a negative
+        // port is one OS-chosen port shared by every listener asking for that same negative value: one value
+        // per gateway and encapsulation, so two gateways on one Vertx never share theirs
+        if (o.getPort() == 0) {
+            o.setPort(-RANDOM_PORT_KEYS.incrementAndGet());
+        }
+        int bound = listenOn(o, encapsulation);
+        for (int i = 1; i < LISTENERS; i++) {
+            listenOn(o, encapsulation);
+        }
+        return bound;
     }
 
     private static final long SUMMARY_MILLIS = 10_000;
@@ -171,12 +182,12 @@ public final class GatewayServer implements AutoCloseable {
     private static final int LISTENERS = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), 8));
 
     /** Binds one listener on a fresh event-loop context (the next event loop, round robin); its port. */
-    private int listenOn(NetServerOptions o) {
+    private int listenOn(NetServerOptions o, Encapsulation encapsulation) {
         ContextInternal ctx = ((VertxInternal) vertx).createEventLoopContext();
         Promise<NetServer> bound = Promise.promise();
         NetServerOptions copy = new NetServerOptions(o);
         ctx.runOnContext(v -> {
-            NetServer s = vertx.createNetServer(copy).connectHandler(this::onConnect);
+            NetServer s = vertx.createNetServer(copy).connectHandler(socket -> onConnect(socket, encapsulation));
             synchronized (servers) {
                 servers.add(s);
             }
@@ -193,7 +204,7 @@ public final class GatewayServer implements AutoCloseable {
         }
     }
 
-    private void onConnect(NetSocket socket) {
+    private void onConnect(NetSocket socket, Encapsulation encapsulation) {
         if (closed || !ready) {
             socket.close();
             return;
@@ -204,7 +215,7 @@ public final class GatewayServer implements AutoCloseable {
             socket.close();
             return;
         }
-        new BridgedConnection(shared, vertx, socket).start();
+        new BridgedConnection(shared, vertx, socket, encapsulation).start();
     }
 
     private void registerDeviceMeters(GatewayMetrics m) {
@@ -248,6 +259,11 @@ public final class GatewayServer implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** The seed-004 listener's port (VITCP-PROFILE §8), or {@link GatewayConfig.Listen#OFF}. */
+    public int rdmaTcpPort() {
+        return rdmaTcpPort;
     }
 
     public int adminPort() {

@@ -100,8 +100,7 @@ public final class Perf {
         boolean dataTests = s.tests().stream().anyMatch(t -> t != Test.CONNECT);
         if (dataTests) {
             int size = Math.max(s.latSize(), s.bwSize());
-            try (ViClient c = ViClient.open(new ViClientOptions(o.remote(), o.discriminator(), o.reliability(),
-                    o.flowControl(), o.key(), size, o.receives(), o.window(), o.timeout()))) {
+            try (ViClient c = ViClient.open(o.withMessageSize(size))) {
                 c.connect();
                 if (size > c.negotiated().mtu()) {
                     throw new IllegalStateException("message size " + size + " exceeds the agreed MTU "
@@ -354,7 +353,7 @@ public final class Perf {
         try (ViNic nic = ViNic.open(NicConfig.loopback().withListen(null).withName("vibridge-perf-connect")
                 .withKey(o.key()))) {
             var tag = nic.createPtag();
-            ViNetAddress remote = new ViNetAddress(o.remote(), Discriminator.ofUtf8(o.discriminator()));
+            ViNetAddress remote = o.address();
             Thread[] ts = new Thread[threads];
             // the same loop warms up, then every thread starts the timed part together
             CountDownLatch warmedUp = new CountDownLatch(threads);
@@ -414,8 +413,8 @@ public final class Perf {
     static void print(PrintStream out, Result r, String label, ViClientOptions o, ViClient c, int warmup) {
         out.println(LINE);
         out.printf(Locale.ROOT, "                    %s Test (VI/TCP, %s)%n", r.test().title, label);
-        out.printf(Locale.ROOT, " Peer           : %s:%d discriminator \"%s\"%n", o.remote().getHostString(),
-                o.remote().getPort(), o.discriminator());
+        out.printf(Locale.ROOT, " Peer           : %s:%d discriminator \"%s\" framing %s%n", o.remote().getHostString(),
+                o.remote().getPort(), o.discriminator(), o.framing().label());
         out.printf(Locale.ROOT, " Reliability    : %s    Descriptor flow control: %s%n",
                 ViClientOptions.shortName(o.reliability()),
                 c == null ? (o.flowControl() ? "asked" : "off") : (c.negotiated().flowControl() ? "on" : "off"));

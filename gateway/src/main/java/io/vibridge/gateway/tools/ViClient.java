@@ -84,7 +84,7 @@ public final class ViClient implements AutoCloseable {
 
     /** VipConnectRequest; returns the setup time in nanoseconds (connect through Accept). */
     public long connect() throws InterruptedException {
-        ViNetAddress remote = new ViNetAddress(options.remote(), Discriminator.ofUtf8(options.discriminator()));
+        ViNetAddress remote = options.address();
         long t0 = System.nanoTime();
         negotiated = vi.connectRequest(Discriminator.EMPTY, remote, timeout);
         connectNanos = System.nanoTime() - t0;

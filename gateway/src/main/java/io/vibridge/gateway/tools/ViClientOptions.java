@@ -1,5 +1,8 @@
 package io.vibridge.gateway.tools;
 
+import io.vibridge.vitcp.provider.ViNetAddress;
+import io.vibridge.vitcp.wire.Discriminator;
+import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -16,10 +19,18 @@ import java.time.Duration;
  * @param receives      receive descriptors kept posted
  * @param window        Sends / RDMA operations kept outstanding in bandwidth tests
  * @param timeout       connect and per-operation timeout
+ * @param framing       the encapsulation {@code remote} speaks: native VI/TCP or seed-004 frames (VITCP-PROFILE §8)
  */
 public record ViClientOptions(InetSocketAddress remote, String discriminator, ReliabilityLevel reliability,
                               boolean flowControl, byte[] key, int messageSize, int receives, int window,
-                              Duration timeout) {
+                              Duration timeout, Encapsulation framing) {
+
+    /** Native VI/TCP framing. */
+    public ViClientOptions(InetSocketAddress remote, String discriminator, ReliabilityLevel reliability,
+                           boolean flowControl, byte[] key, int messageSize, int receives, int window, Duration timeout) {
+        this(remote, discriminator, reliability, flowControl, key, messageSize, receives, window, timeout,
+                Encapsulation.VITCP);
+    }
 
     public ViClientOptions {
         if (messageSize < 0 || messageSize > (16 << 20)) {
@@ -71,10 +82,27 @@ public record ViClientOptions(InetSocketAddress remote, String discriminator, Re
     }
 
     public ViClientOptions withRemote(InetSocketAddress r) {
-        return new ViClientOptions(r, discriminator, reliability, flowControl, key, messageSize, receives, window, timeout);
+        return new ViClientOptions(r, discriminator, reliability, flowControl, key, messageSize, receives, window, timeout,
+                framing);
     }
 
     public ViClientOptions withDiscriminator(String d) {
-        return new ViClientOptions(remote, d, reliability, flowControl, key, messageSize, receives, window, timeout);
+        return new ViClientOptions(remote, d, reliability, flowControl, key, messageSize, receives, window, timeout,
+                framing);
+    }
+
+    public ViClientOptions withMessageSize(int size) {
+        return new ViClientOptions(remote, discriminator, reliability, flowControl, key, size, receives, window, timeout,
+                framing);
+    }
+
+    public ViClientOptions withFraming(Encapsulation f) {
+        return new ViClientOptions(remote, discriminator, reliability, flowControl, key, messageSize, receives, window,
+                timeout, f);
+    }
+
+    /** The VI network address of the remote end. */
+    public ViNetAddress address() {
+        return new ViNetAddress(remote, Discriminator.ofUtf8(discriminator), framing);
     }
 }

@@ -16,6 +16,7 @@ import io.vibridge.vitcp.provider.ViException;
 import io.vibridge.vitcp.provider.ViNic;
 import io.vibridge.vitcp.wire.ConnectionAttributes;
 import io.vibridge.vitcp.wire.Discriminator;
+import io.vibridge.vitcp.wire.Encapsulation;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -66,13 +67,20 @@ public final class VitcpPeer implements AutoCloseable {
      */
     public static VitcpPeer start(InetSocketAddress listen, String discriminator, TargetMode mode, int receives,
                                   int receiveSize, int regionSize, byte[] key) throws IOException {
-        NicConfig c = NicConfig.loopback().withListen(listen).withName("vitcp-peer").withKey(key);
+        return start(listen, Encapsulation.VITCP, discriminator, mode, receives, receiveSize, regionSize, key);
+    }
+
+    /** As above, listening in {@code framing} (seed-004 frames on {@code listen} for {@code rdmatcp}). */
+    public static VitcpPeer start(InetSocketAddress listen, Encapsulation framing, String discriminator, TargetMode mode,
+                                  int receives, int receiveSize, int regionSize, byte[] key) throws IOException {
+        NicConfig c = NicConfig.loopback().withName("vitcp-peer").withKey(key);
+        c = framing == Encapsulation.RDMATCP ? c.withListen(null).withRdmaTcpListen(listen) : c.withListen(listen);
         return new VitcpPeer(c, discriminator, mode, receives, receiveSize, regionSize);
     }
 
     /** The TCP address clients connect to. */
     public InetSocketAddress address() {
-        return nic.localAddress();
+        return nic.localAddress() != null ? nic.localAddress() : nic.rdmaTcpAddress();
     }
 
     public long acceptedConnections() {
@@ -210,7 +218,9 @@ public final class VitcpPeer implements AutoCloseable {
                     } else {
                         rxMessages++;
                         rxBytes += len;
-                        if (mode == TargetMode.ECHO) {
+                        // VIA 10.2: a completed receive whose operation is "remote RDMA Write" was consumed
+                        // by a write with immediate; like the target, only echo-ack-writes answers it
+                        if (remoteWrite ? mode.answersWritesWithImmediate() : mode.echoesSends()) {
                             Descriptor e = imm ? echoImm : echo;
                             e.clearData();
                             if (!remoteWrite && len > 0) {

@@ -8,6 +8,8 @@ import io.vibridge.gateway.metrics.Direction;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.Operation;
 import io.vibridge.gateway.metrics.RejectReason;
+import io.vibridge.vitcp.rdmatcp.FrameCheck;
+import io.vibridge.vitcp.wire.Encapsulation;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -56,11 +58,16 @@ class AdminServerTest {
     void metricsShowTheGatewayMetersAndTheyMove() throws Exception {
         String before = get("/metrics").body();
         assertThat(before)
-                .contains("vibridge_connections_active 0.0")
+                .contains("vibridge_connections_active{encapsulation=\"vitcp\"} 0.0")
+                .contains("vibridge_connections_active{encapsulation=\"rdmatcp\"} 0.0")
                 .contains("vibridge_connections_rejected_total{reason=\"no_route\"} 0.0")
+                .contains("vibridge_rdmatcp_frame_errors_total{check=\"crc\"} 0.0")
+                .contains("vibridge_rdmatcp_frame_errors_total{check=\"connection-id\"} 0.0")
                 .contains("vibridge_bytes_total{direction=\"client_to_target\",operation=\"send\"} 0.0");
 
-        metrics.connectionOpened();
+        metrics.connectionOpened(Encapsulation.RDMATCP);
+        metrics.clientBytes(Encapsulation.RDMATCP).in().increment(100);
+        metrics.frameError(FrameCheck.CRC);
         metrics.rejected(RejectReason.NO_ROUTE);
         metrics.message(Direction.CLIENT_TO_TARGET, Operation.SEND, 4096);
         metrics.cmRoundTrip(150_000);
@@ -69,8 +76,11 @@ class AdminServerTest {
         assertThat(after.statusCode()).isEqualTo(200);
         assertThat(after.headers().firstValue("content-type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
         assertThat(after.body())
-                .contains("vibridge_connections_active 1.0")
-                .contains("vibridge_connections_opened_total 1.0")
+                .contains("vibridge_connections_active{encapsulation=\"rdmatcp\"} 1.0")
+                .contains("vibridge_connections_active{encapsulation=\"vitcp\"} 0.0")
+                .contains("vibridge_connections_opened_total{encapsulation=\"rdmatcp\"} 1.0")
+                .contains("vibridge_client_bytes_total{direction=\"in\",encapsulation=\"rdmatcp\"} 100.0")
+                .contains("vibridge_rdmatcp_frame_errors_total{check=\"crc\"} 1.0")
                 .contains("vibridge_connections_rejected_total{reason=\"no_route\"} 1.0")
                 .contains("vibridge_bytes_total{direction=\"client_to_target\",operation=\"send\"} 4096.0")
                 .contains("vibridge_messages_total{direction=\"client_to_target\",operation=\"send\"} 1.0")

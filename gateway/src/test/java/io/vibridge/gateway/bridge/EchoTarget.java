@@ -246,7 +246,7 @@ final class EchoTarget implements AutoCloseable {
             switch (channel.onReceive(wc, b, slot * recvSize)) {
                 case WRITE_WITH_IMMEDIATE -> {
                     writesWithImm.incrementAndGet();
-                    // answered with an empty Send carrying the same immediate (as the demo target does)
+                    // answered with an empty Send carrying the same immediate (as the demo target's echo-ack-writes mode does)
                     pending.add(new int[] {slot, 0, 1, wc.immediate});
                     flush();
                     return;

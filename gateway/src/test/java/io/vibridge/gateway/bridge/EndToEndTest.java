@@ -9,6 +9,7 @@ import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.ViException;
 import io.vibridge.vitcp.provider.ViNic;
 import io.vibridge.vitcp.wire.IsCode;
+import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,21 +52,29 @@ class EndToEndTest {
         }
     }
 
+    /** Every level, both FlowC settings, both encapsulations of the client side (VITCP-PROFILE §8). */
     static Stream<Arguments> levels() {
         List<Arguments> l = new ArrayList<>();
         for (ReliabilityLevel level : ReliabilityLevel.values()) {
             for (int fc : new int[] {0, 1}) {
-                l.add(Arguments.of(level, fc));
+                for (Encapsulation e : Encapsulation.values()) {
+                    l.add(Arguments.of(level, fc, e));
+                }
             }
         }
         return l.stream();
     }
 
+    /** The gateway's listener of {@code e}. */
+    static int port(GatewayServer g, Encapsulation e) {
+        return e == Encapsulation.RDMATCP ? g.rdmaTcpPort() : g.port();
+    }
+
     @ParameterizedTest
     @MethodSource("levels")
-    void sendsAreEchoedIntact(ReliabilityLevel level, int flowc) throws Exception {
+    void sendsAreEchoedIntact(ReliabilityLevel level, int flowc, Encapsulation framing) throws Exception {
         try (var c = new TestSupport.Client(nic, level, true, 16)) {
-            c.connect(gateway.port(), "echo" + flowc);
+            c.connect(port(gateway, framing), "echo" + flowc, framing);
             int[] sizes = {0, 1, 100, 4096, 32768, 65536, 7, 65535, 12345, 50000};
             int rounds = 3;
             for (int r = 0; r < rounds; r++) {
@@ -101,9 +110,9 @@ class EndToEndTest {
 
     @ParameterizedTest
     @MethodSource("levels")
-    void rdmaWriteThenReadBack(ReliabilityLevel level, int flowc) throws Exception {
+    void rdmaWriteThenReadBack(ReliabilityLevel level, int flowc, Encapsulation framing) throws Exception {
         try (var c = new TestSupport.Client(nic, level, true, 4)) {
-            c.connect(gateway.port(), "echo" + flowc);
+            c.connect(port(gateway, framing), "echo" + flowc, framing);
             long base = target.rdma.address() + (level.ordinal() * 2L + flowc) * 131072;
             int rkey = target.rdma.rkey();
             int[] sizes = {65536, 1, 0, 40000};
@@ -172,8 +181,13 @@ class EndToEndTest {
      * types); the bridge maps them to SEND, RDMA WRITE and RDMA READ exactly as types 0/1/2, which InfiniBand RC
      * executes in order (README-bridge "Unordered operations"). Nothing the gateway sends the client is unordered.
      */
+    /** Every level and FlowC setting, native VI/TCP only: {@link SegmentTap} reads native segment headers. */
+    static Stream<Arguments> nativeLevels() {
+        return levels().filter(a -> a.get()[2] == Encapsulation.VITCP).map(a -> Arguments.of(a.get()[0], a.get()[1]));
+    }
+
     @ParameterizedTest
-    @MethodSource("levels")
+    @MethodSource("nativeLevels")
     void unorderedTypesBecomeTheSameInfiniBandOperations(ReliabilityLevel level, int flowc) throws Exception {
         try (var tap = new SegmentTap(gateway.port()); var c = new TestSupport.Client(nic, level, true, 4)) {
             c.connect(tap.port(), "echo" + flowc);
@@ -233,9 +247,9 @@ class EndToEndTest {
 
     @ParameterizedTest
     @MethodSource("levels")
-    void targetInitiatedRdmaIsCutThroughToTheClient(ReliabilityLevel level, int flowc) throws Exception {
+    void targetInitiatedRdmaIsCutThroughToTheClient(ReliabilityLevel level, int flowc, Encapsulation framing) throws Exception {
         try (var c = new TestSupport.Client(nic, level, true, 8)) {
-            c.connect(gateway.port(), "echo" + flowc);
+            c.connect(port(gateway, framing), "echo" + flowc, framing);
             int area = c.sendArea(3);
             int len = 10_000;
             // the target WRITEs a pattern to the client's memory (address + VI memory handle as rkey)
@@ -403,9 +417,9 @@ class EndToEndTest {
 
     @ParameterizedTest
     @MethodSource("levels")
-    void targetRefusingAnRdmaWriteIsAnErrorForThatMessage(ReliabilityLevel level, int flowc) throws Exception {
+    void targetRefusingAnRdmaWriteIsAnErrorForThatMessage(ReliabilityLevel level, int flowc, Encapsulation framing) throws Exception {
         try (var c = new TestSupport.Client(nic, level, true, 4)) {
-            c.connect(gateway.port(), "echo" + flowc);
+            c.connect(port(gateway, framing), "echo" + flowc, framing);
             // a bad rkey: the target NAKs (remote access error), the gateway maps it per reliability level
             c.vi.postSend(Descriptor.rdmaWrite(target.rdma.address(), target.rdma.rkey() + 1000).data(c.mr, 0, 100));
             Descriptor d = c.vi.sendWait(T);

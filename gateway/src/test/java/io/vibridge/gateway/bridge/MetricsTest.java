@@ -37,7 +37,7 @@ class MetricsTest {
                         TestSupport.route("echo", "127.0.0.67", 5000, 0, 4), ""));
                 ViNic nic = TestSupport.clientNic()) {
             String before = get(g.adminPort(), "/metrics");
-            assertThat(value(before, "vibridge_connections_active")).isEqualTo(0);
+            assertThat(value(before, "vibridge_connections_active{encapsulation=\"vitcp\"}")).isEqualTo(0);
             assertThat(value(before, "vibridge_bytes_total{direction=\"client_to_target\",operation=\"send\"}")).isEqualTo(0);
             assertThat(before).contains("vibridge_ib_retransmissions_total", "vibridge_staging_slots_capacity",
                     "vibridge_ib_naks_received_total{kind=\"rnr\"}");
@@ -53,8 +53,8 @@ class MetricsTest {
                 c.vi.postSend(Descriptor.rdmaWrite(target.rdma.address(), target.rdma.rkey()).data(c.mr, 0, 5000));
                 assertThat(c.vi.sendWait(T).isError()).isFalse();
                 String during = get(g.adminPort(), "/metrics");
-                assertThat(value(during, "vibridge_connections_active")).isEqualTo(1);
-                assertThat(value(during, "vibridge_connections_opened_total")).isEqualTo(1);
+                assertThat(value(during, "vibridge_connections_active{encapsulation=\"vitcp\"}")).isEqualTo(1);
+                assertThat(value(during, "vibridge_connections_opened_total{encapsulation=\"vitcp\"}")).isEqualTo(1);
                 assertThat(value(during, "vibridge_bytes_total{direction=\"client_to_target\",operation=\"send\"}"))
                         .isEqualTo(100000);
                 assertThat(value(during, "vibridge_messages_total{direction=\"target_to_client\",operation=\"send\"}"))
@@ -69,8 +69,8 @@ class MetricsTest {
             }
             EndToEndTest.awaitTrue(() -> g.bridgeContext().bridges().isEmpty());
             String after = get(g.adminPort(), "/metrics");
-            assertThat(value(after, "vibridge_connections_active")).isEqualTo(0);
-            assertThat(value(after, "vibridge_connections_closed_total")).isEqualTo(1);
+            assertThat(value(after, "vibridge_connections_active{encapsulation=\"vitcp\"}")).isEqualTo(0);
+            assertThat(value(after, "vibridge_connections_closed_total{encapsulation=\"vitcp\"}")).isEqualTo(1);
             assertThat(value(after, "vibridge_staging_slots_in_use")).isEqualTo(0);
         }
     }

@@ -12,6 +12,7 @@ import io.vibridge.vitcp.provider.ViAttributes;
 import io.vibridge.vitcp.provider.ViNetAddress;
 import io.vibridge.vitcp.provider.ViNic;
 import io.vibridge.vitcp.wire.Discriminator;
+import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -28,7 +29,7 @@ final class TestSupport {
 
     /** A gateway config on loopback with OS-chosen ports, the soft device at {@code ib} and routes as HOCON. */
     static GatewayConfig config(String ib, String routes, String extra) {
-        String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0 }\n"
+        String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0, rdmatcp-port = 0 }\n"
                 + "admin { host = \"127.0.0.1\", port = 0 }\n"
                 + "infiniband { provider = soft, address = \"" + ib + "\", local-ack-timeout = 14, cm-response-timeout = 14, max-cm-retries = 2 }\n"
                 + "shutdown-grace = 5s\n"
@@ -65,8 +66,13 @@ final class TestSupport {
         }
 
         void connect(int port, String called) throws InterruptedException {
-            vi.connectRequest(Discriminator.ofUtf8("client"),
-                    new ViNetAddress(new InetSocketAddress("127.0.0.1", port), Discriminator.ofUtf8(called)), T);
+            connect(port, called, Encapsulation.VITCP);
+        }
+
+        /** Connects to the gateway's listener of {@code framing} on {@code port} (VITCP-PROFILE §8). */
+        void connect(int port, String called, Encapsulation framing) throws InterruptedException {
+            vi.connectRequest(Discriminator.ofUtf8("client"), new ViNetAddress(new InetSocketAddress("127.0.0.1", port),
+                    Discriminator.ofUtf8(called), framing), T);
         }
 
         /** Offset of the send area (after the receive buffers). */

@@ -72,7 +72,7 @@ class TwoProcessTest {
         Path conf = dir.resolve("gateway.conf");
         Files.writeString(conf, """
                 vibridge.gateway {
-                  listen { host = "127.0.0.1", port = 0 }
+                  listen { host = "127.0.0.1", port = 0, rdmatcp-port = 0 }
                   admin { host = "127.0.0.1", port = 0 }
                   infiniband { provider = soft, address = "127.0.0.78" }
                   staging { max-slots = 128 }

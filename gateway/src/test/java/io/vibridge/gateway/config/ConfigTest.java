@@ -15,6 +15,7 @@ class ConfigTest {
     void defaultsLoadWithoutAnyConfiguration() {
         GatewayConfig c = GatewayConfig.from(ConfigFactory.empty());
         assertThat(c.listen().port()).isEqualTo(7470);
+        assertThat(c.listen().rdmaTcpPort()).isEqualTo(7471);
         assertThat(c.admin().port()).isEqualTo(9464);
         assertThat(c.infiniband().address().getHostAddress()).isEqualTo("127.0.0.2");
         assertThat(c.routes().lookup("demo")).isPresent();
@@ -57,6 +58,8 @@ class ConfigTest {
     @CsvSource(delimiter = '|', value = {
         "listen.port = 70000 | listen.port",
         "listen.port = abc | listen.port",
+        "listen.rdmatcp-port = 70000 | listen.rdmatcp-port",
+        "listen.rdmatcp-port = on | listen.rdmatcp-port",
         "admin.port = -1 | admin.port",
         "vi.max-mtu = 1000 | vi.max-mtu",
         "vi.segment-size = 0 | vi.segment-size",
@@ -89,6 +92,14 @@ class ConfigTest {
                     assertThat(e.key()).isEqualTo(key);
                     assertThat(e.getMessage()).contains(key);
                 });
+    }
+
+    @Test
+    void theRdmaTcpListenerCanBeTurnedOff() {
+        GatewayConfig c = GatewayConfig.from(ConfigFactory.parseString("vibridge.gateway.listen.rdmatcp-port = off"));
+        assertThat(c.listen().rdmaTcp()).isFalse();
+        assertThat(GatewayConfig.from(ConfigFactory.parseString("vibridge.gateway.listen.rdmatcp-port = 0"))
+                .listen().rdmaTcpPort()).isZero();
     }
 
     @Test

@@ -81,22 +81,81 @@ class TargetServiceTest {
                     assertThat(r.imm()).isEqualTo(0x1000 + i);
                 }
             }
-            // RDMA WRITE WITH IMMEDIATE into the region: answered by an empty Send with the same immediate
-            ByteBuffer q = c.control(Control.QUERY_REGION, ByteBuffer.allocate(0));
-            long va = q.getLong(Control.HEADER);
-            int rkey = q.getInt(Control.HEADER + 8);
-            for (int i = 0; i < 20; i++) {
-                c.writeImm(va + 64, rkey, pattern(300, 9), 0xABC0 + i);
+            c.disconnect();
+        }
+    }
+
+    /**
+     * Issue 12: the default echo answers Sends only. An RDMA WRITE WITH IMMEDIATE consumes a target receive
+     * (and with FlowC 0 an mseq) and is not answered; the target reposts that receive, so the Send after it
+     * (more rounds than either side has receives) is still echoed, and its echo is the next thing the
+     * client receives.
+     */
+    @ParameterizedTest
+    @EnumSource(FlowControl.class)
+    void echo_writeWithImmediate_isNotAnswered_andTheNextSendIsEchoed(FlowControl fc) throws Exception {
+        try (RcTestClient c = connected(fc)) {
+            writesWithImmediateThenSends(c, false);
+            c.disconnect();
+        }
+    }
+
+    /** echo-ack-writes selected with SET_MODE: every WRITE WITH IMMEDIATE is answered by an empty Send with its immediate. */
+    @ParameterizedTest
+    @EnumSource(FlowControl.class)
+    void echoAckWrites_bySetMode_answersEachWriteWithImmediate(FlowControl fc) throws Exception {
+        try (RcTestClient c = connected(fc)) {
+            ByteBuffer mode = ByteBuffer.allocate(1).put(0, (byte) TargetMode.ECHO_ACK_WRITES.code());
+            assertThat(Control.status(c.control(Control.SET_MODE, mode), 0)).isEqualTo(Control.OK);
+            writesWithImmediateThenSends(c, true);
+            // and back to plain echo on the same connection
+            mode.put(0, (byte) TargetMode.ECHO.code());
+            assertThat(Control.status(c.control(Control.SET_MODE, mode), 0)).isEqualTo(Control.OK);
+            writesWithImmediateThenSends(c, false);
+            c.disconnect();
+        }
+    }
+
+    /** echo-ack-writes as the target's configured mode ({@code --mode echo-ack-writes}). */
+    @Test
+    void echoAckWrites_asTheConfiguredMode() throws Exception {
+        InetAddress addr = InetAddress.getByName("127.0.0.58");
+        try (TargetService t = TargetService.start(TargetConfig.defaults(addr).withProvider("soft")
+                .withMode(TargetMode.ECHO_ACK_WRITES).withReceives(8, 4096).withRegionSize(65536));
+             RcTestClient c = new RcTestClient(clientDev, FlowControl.TRANSPORT, 8, 4096)) {
+            assertThat(c.connectHello(addr, ServiceId.valueOf(ServiceIdScheme.IWARP, TargetConfig.DEFAULT_PORT), 4096))
+                    .isInstanceOf(CmEvent.Established.class);
+            writesWithImmediateThenSends(c, true);
+            c.disconnect();
+        }
+    }
+
+    /** 20 rounds of a WRITE WITH IMMEDIATE into the region then a Send; {@code answered}: echo-ack-writes. */
+    private static void writesWithImmediateThenSends(RcTestClient c, boolean answered) {
+        ByteBuffer q = c.control(Control.QUERY_REGION, ByteBuffer.allocate(0));
+        long va = q.getLong(Control.HEADER);
+        int rkey = q.getInt(Control.HEADER + 8);
+        long before = c.control(Control.STATS, ByteBuffer.allocate(0)).getLong(Control.HEADER);
+        for (int i = 0; i < 20; i++) {
+            c.writeImm(va + 64, rkey, pattern(300, 9), 0xABC0 + i);
+            if (answered) {
                 RcTestClient.Received r = c.receive();
                 assertThat(r.payload()).isEmpty();
                 assertThat(r.hasImm()).isTrue();
                 assertThat(r.imm()).isEqualTo(0xABC0 + i);
-                // the echo Send still works after writes (mseq stayed in step on both sides)
-                c.send(new byte[] {1, 2, 3}, false, 0);
-                assertThat(c.receive().payload()).containsExactly(1, 2, 3);
             }
-            c.disconnect();
+            byte[] p = pattern(50 + i, i);
+            c.send(p, true, 0x5E00 + i);
+            RcTestClient.Received echo = c.receive();
+            assertThat(echo.payload()).as("echo of Send %d", i).isEqualTo(p);
+            assertThat(echo.hasImm()).isTrue();
+            assertThat(echo.imm()).isEqualTo(0x5E00 + i);
         }
+        assertThat(c.receive(TimeUnit.MILLISECONDS.toNanos(200))).as("nothing else arrives").isNull();
+        ByteBuffer ck = c.control(Control.CHECKSUM_REGION, ByteBuffer.allocate(8).putInt(0, 64).putInt(4, 300));
+        assertThat(ck.getInt(Control.HEADER)).isEqualTo(Control.crc32c(ByteBuffer.wrap(pattern(300, 9)), 0, 300));
+        // every write and every Send was counted (mseq stayed in step on both sides)
+        assertThat(c.control(Control.STATS, ByteBuffer.allocate(0)).getLong(Control.HEADER) - before).isEqualTo(40);
     }
 
     @ParameterizedTest

@@ -39,7 +39,7 @@ class ThroughGatewayTest {
                 .withSchemes(java.util.Set.of(ServiceIdScheme.IWARP, ServiceIdScheme.SDP, ServiceIdScheme.RDMA_CM)));
         String route = "{ match = \"demo%d\", target = \"127.0.0.44\", port = 5000, flowc = %d, "
                 + "receive-size = 65552, receive-buffers = 8 }";
-        String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0 }\n"
+        String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0, rdmatcp-port = 0 }\n"
                 + "admin { host = \"127.0.0.1\", port = 0 }\n"
                 + "infiniband { provider = soft, address = \"127.0.0.43\", local-ack-timeout = 14, cm-response-timeout = 14 }\n"
                 + "staging { max-slots = 256 }\nshutdown-grace = 2s\n"
@@ -116,7 +116,7 @@ class ThroughGatewayTest {
                 c.awaitSend();
             }
             assertThat(c.controlOk(Control.STATS, null).getLong(Control.HEADER)).isEqualTo(20);
-            c.setMode(io.vibridge.gateway.demo.control.TargetMode.SINK);
+            c.setMode(TargetMode.SINK);
             for (int i = 0; i < 5; i++) {
                 c.vi.postSend(Descriptor.send().data(c.sendMr, 0, 0));
                 c.awaitSend();
@@ -126,34 +126,27 @@ class ThroughGatewayTest {
         }
     }
 
-    /** FlowC 0: each WRITE WITH IMMEDIATE takes a target receive and an mseq but advertises nothing. */
+    /**
+     * Default echo mode (issue 12): a WRITE WITH IMMEDIATE takes a target receive (and with FlowC 0 an mseq,
+     * advertising nothing) and is not answered; the Send after it is echoed into the right receive.
+     */
     @ParameterizedTest
     @ValueSource(ints = {0, 1})
-    void writeWithImmediate_isEchoedAsEmptySendWithTheImmediate(int flowc) throws Exception {
-        writeWithImmediate(flowc);
-    }
-
-    private static void writeWithImmediate(int flowc) throws Exception {
+    void writeWithImmediate_isNotAnsweredByTheDefaultEcho(int flowc) throws Exception {
         try (ViClient c = ViClient.open(options(flowc, 65536))) {
             c.connect();
-            // RDMA Write with immediate into the target's region: the echo target answers an empty Send
-            // carrying the same immediate (and, with FlowC 0, both sides counted it in the mseq sequence)
-            ByteBuffer q = c.controlOk(Control.QUERY_REGION, null);
-            long va = q.getLong(Control.HEADER);
-            int handle = q.getInt(Control.HEADER + 8);
-            Control.fillPattern(c.sendMr.buffer(), 0, 1000, 3);
-            for (int i = 0; i < 20; i++) {
-                c.vi.postSend(Descriptor.rdmaWrite(va + 8192, handle).data(c.sendMr, 0, 1000).immediate(0x7000 + i));
-                Descriptor echo = c.awaitReceive();
-                assertThat(echo.length()).isZero();
-                assertThat(echo.immediateData()).isEqualTo(0x7000 + i);
-                c.repost(echo);
-                c.awaitSend();
-            }
-            ByteBuffer ck = c.controlOk(Control.CHECKSUM_REGION, ByteBuffer.allocate(8).putInt(0, 8192).putInt(4, 1000));
-            assertThat(ck.getInt(Control.HEADER)).isEqualTo(Control.patternCrc(3, 1000));
-            // Sends still flow after the writes: the mseq sequences stayed in step
-            assertThat(c.controlOk(Control.STATS, null).getLong(Control.HEADER)).isEqualTo(20);
+            WriteWithImmediateChecks.writesAreNotAnswered(c);
+        }
+    }
+
+    /** echo-ack-writes, selected explicitly: each WRITE WITH IMMEDIATE is answered by an empty Send with its immediate. */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1})
+    void writeWithImmediate_isAnsweredInEchoAckWritesMode(int flowc) throws Exception {
+        try (ViClient c = ViClient.open(options(flowc, 65536))) {
+            c.connect();
+            c.setMode(TargetMode.ECHO_ACK_WRITES);
+            WriteWithImmediateChecks.writesAreAnswered(c);
         }
     }
 

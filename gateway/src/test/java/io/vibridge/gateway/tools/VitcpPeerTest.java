@@ -48,4 +48,39 @@ class VitcpPeerTest {
             assertThat(peer.acceptedConnections()).isEqualTo(1);
         }
     }
+
+    private static ViClient client(VitcpPeer peer) throws Exception {
+        return ViClient.open(new ViClientOptions(peer.address(), "demo", ReliabilityLevel.RELIABLE_RECEPTION, true, null,
+                4096, 4, 2, Duration.ofSeconds(20)));
+    }
+
+    /** Issue 12: like the target, the default echo answers Sends only; a WRITE WITH IMMEDIATE is not answered. */
+    @Test
+    void echo_doesNotAnswerAWriteWithImmediate() throws Exception {
+        try (VitcpPeer peer = VitcpPeer.start(new InetSocketAddress("127.0.0.1", 0), "demo", TargetMode.ECHO, 8, 4096,
+                1 << 20, null);
+             ViClient c = client(peer)) {
+            c.connect();
+            WriteWithImmediateChecks.writesAreNotAnswered(c);
+        }
+    }
+
+    /** echo-ack-writes, as the initial mode or by SET_MODE: each WRITE WITH IMMEDIATE gets an empty Send. */
+    @Test
+    void echoAckWrites_answersEachWriteWithImmediate() throws Exception {
+        try (VitcpPeer peer = VitcpPeer.start(new InetSocketAddress("127.0.0.1", 0), "demo",
+                TargetMode.ECHO_ACK_WRITES, 8, 4096, 1 << 20, null)) {
+            try (ViClient c = client(peer)) {
+                c.connect();
+                WriteWithImmediateChecks.writesAreAnswered(c);
+            }
+            try (ViClient c = client(peer)) {
+                c.connect();
+                c.setMode(TargetMode.ECHO);
+                WriteWithImmediateChecks.writesAreNotAnswered(c);
+                c.setMode(TargetMode.ECHO_ACK_WRITES);
+                WriteWithImmediateChecks.writesAreAnswered(c);
+            }
+        }
+    }
 }

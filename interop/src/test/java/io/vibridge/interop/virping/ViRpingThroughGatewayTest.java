@@ -38,7 +38,7 @@ class ViRpingThroughGatewayTest {
     @BeforeAll
     static void start() {
         serverDevice = LoopbackDevices.open();
-        String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0 }\n"
+        String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0, rdmatcp-port = 0 }\n"
                 + "admin { host = \"127.0.0.1\", port = 0 }\n"
                 + "infiniband { provider = soft, address = \"" + LoopbackDevices.freeAddress() + "\", "
                 + "local-ack-timeout = 14, cm-response-timeout = 16 }\n"

@@ -30,7 +30,8 @@ import picocli.CommandLine.Option;
 /**
  * A passive VI/TCP echo endpoint: listens on one port and discriminator at a chosen reliability
  * level, echoes every Send back as a Send (immediate data included), and exposes one registered
- * region with RDMA Read and Write enabled whose address and handle it prints.
+ * region with RDMA Read and Write enabled whose address and handle it prints. An RDMA Write with
+ * immediate data consumes a receive but is not answered: the receive is posted again.
  */
 @Command(name = "vitcp-echo", mixinStandardHelpOptions = true,
         description = "Passive VI/TCP (profile 1) echo endpoint with one RDMA-enabled region.")
@@ -41,6 +42,10 @@ public final class EchoCommand implements Callable<Integer> {
 
     @Option(names = "--port", description = "TCP port (default ${DEFAULT-VALUE}; 0 = any).", defaultValue = "7470")
     int port;
+
+    @Option(names = "--rdmatcp-port", description = "TCP port of the second listener, VI/TCP in seed-004 RDMA/TCP "
+            + "frames (VITCP-PROFILE §8; default ${DEFAULT-VALUE}; 0 = any; off = none).", defaultValue = "7471")
+    String rdmaTcpPort;
 
     @Option(names = "--discriminator", description = "Called discriminator to answer, UTF-8 (default ${DEFAULT-VALUE}).",
             defaultValue = "echo")
@@ -94,6 +99,19 @@ public final class EchoCommand implements Callable<Integer> {
         };
     }
 
+    private static int parsePort(String p) {
+        try {
+            int n = Integer.parseInt(p.trim());
+            if (n >= 0 && n <= 65535) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new CommandLine.ParameterException(new CommandLine(new EchoCommand()),
+                "--rdmatcp-port must be a port (0..65535) or off, got '" + p + "'");
+    }
+
     static byte[] parseKey(String k) {
         if (k == null) {
             return null;
@@ -111,8 +129,12 @@ public final class EchoCommand implements Callable<Integer> {
     /** Opens the NIC and the region, prints where to reach them; returns the listener. */
     ConnectListener start() throws Exception {
         ReliabilityLevel level = parseLevel(reliability);
+        InetAddress host = InetAddress.getByName(bind);
         NicConfig cfg = NicConfig.loopback().withName("echo")
-                .withListen(new InetSocketAddress(InetAddress.getByName(bind), port)).withKey(parseKey(key));
+                .withListen(new InetSocketAddress(host, port)).withKey(parseKey(key));
+        if (!"off".equals(rdmaTcpPort)) {
+            cfg = cfg.withRdmaTcpListen(new InetSocketAddress(host, parsePort(rdmaTcpPort)));
+        }
         nic = ViNic.open(cfg);
         ptag = nic.createPtag();
         region = nic.registerMemory(ByteBuffer.allocateDirect(regionSize), new MemoryAttributes(ptag, true, true));
@@ -120,9 +142,11 @@ public final class EchoCommand implements Callable<Integer> {
                 level != ReliabilityLevel.UNRELIABLE_DELIVERY ? readWindow : 0);
         listener = nic.listen(Discriminator.ofUtf8(discriminator));
         InetSocketAddress at = nic.localAddress();
-        out.printf("vitcp echo listening on %s:%d discriminator \"%s\" reliability %s flow-control %s security %s%n",
-                at.getAddress().getHostAddress(), at.getPort(), discriminator, level, flowControl ? "on" : "off",
-                key == null ? "none" : "HMAC-SHA256");
+        InetSocketAddress framed = nic.rdmaTcpAddress();
+        out.printf("vitcp echo listening on %s:%d discriminator \"%s\" reliability %s flow-control %s security %s"
+                + " rdmatcp-port %s%n", at.getAddress().getHostAddress(), at.getPort(), discriminator, level,
+                flowControl ? "on" : "off", key == null ? "none" : "HMAC-SHA256",
+                framed == null ? "off" : String.valueOf(framed.getPort()));
         out.printf("region address=0x%016x handle=0x%08x length=%d rdma-read=on rdma-write=on%n", region.address(),
                 region.handle(), region.length());
         out.flush();
@@ -179,6 +203,13 @@ public final class EchoCommand implements Callable<Integer> {
                 }
                 if (r.isError()) {
                     break;
+                }
+                if (r.completedOperation() != Status.OP_RECEIVE) {
+                    // VIA 10.2: a receive consumed by an incoming RDMA Write with immediate data completes
+                    // as "remote RDMA Write"; the echo answers only Sends, so it reposts this receive
+                    // (the peer gets its credit back) and sends nothing
+                    vi.postRecv(r);
+                    continue;
                 }
                 long offset = findOffset(r, buffers);
                 Descriptor s = Descriptor.send().data(buffers, (int) offset, (int) r.transferred());

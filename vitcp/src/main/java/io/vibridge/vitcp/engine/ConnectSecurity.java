@@ -5,9 +5,23 @@ import java.nio.ByteBuffer;
 /** Security Type 1 of VITCP-PROFILE §5, as the engine needs it (the provider adapts ConnectSigner). */
 public interface ConnectSecurity {
 
-    /** Fills timestamp and HMAC of the encoded Connect Request/Accept at {@code [off, off + len)}. */
-    void sign(ByteBuffer segment, int off, int len);
+    /**
+     * Fills timestamp and HMAC of the encoded Connect Request/Accept at {@code [off, off + len)}; the
+     * HMAC also covers the {@code covered} bytes before {@code off} (the seed-004 frame header,
+     * VITCP-PROFILE §9.11; 0 in native framing).
+     */
+    void sign(ByteBuffer buf, int off, int len, int covered);
 
-    /** True when the encoded Connect Request/Accept carries a valid, fresh, unreplayed signature. */
-    boolean verify(ByteBuffer segment, int off, int len);
+    /** True when the Connect Request/Accept at {@code off} carries a valid, fresh, unreplayed signature. */
+    boolean verify(ByteBuffer buf, int off, int len, int covered);
+
+    /** {@link #sign(ByteBuffer, int, int, int)} of a native segment. */
+    default void sign(ByteBuffer segment, int off, int len) {
+        sign(segment, off, len, 0);
+    }
+
+    /** {@link #verify(ByteBuffer, int, int, int)} of a native segment. */
+    default boolean verify(ByteBuffer segment, int off, int len) {
+        return verify(segment, off, len, 0);
+    }
 }

@@ -1,6 +1,7 @@
 package io.vibridge.vitcp.engine;
 
 import io.vibridge.vitcp.wire.Discriminator;
+import io.vibridge.vitcp.wire.Encapsulation;
 
 /**
  * What a passive engine needs before the Connect Request arrives; the per-connection values come later
@@ -8,8 +9,9 @@ import io.vibridge.vitcp.wire.Discriminator;
  *
  * @param incomingTimeoutNanos how long draft 4.3 "Incoming" waits for the Connect Request (VITCP-PROFILE §7)
  * @param security maps the Connect Request's called discriminator to the key that must have signed it
+ * @param encapsulation how segments travel: native, or in seed-004 frames (VITCP-PROFILE §8)
  */
-public record EngineOptions(long incomingTimeoutNanos, SecurityResolver security) {
+public record EngineOptions(long incomingTimeoutNanos, SecurityResolver security, Encapsulation encapsulation) {
 
     /** The profile's Incoming timeout (VITCP-PROFILE §7). */
     public static final long DEFAULT_INCOMING_TIMEOUT_NANOS = 10_000_000_000L;
@@ -36,6 +38,18 @@ public record EngineOptions(long incomingTimeoutNanos, SecurityResolver security
         if (security == null) {
             throw new IllegalArgumentException("security resolver is null (use SecurityResolver.NONE)");
         }
+        if (encapsulation == null) {
+            throw new IllegalArgumentException("encapsulation is null");
+        }
+    }
+
+    /** Native VI/TCP framing. */
+    public EngineOptions(long incomingTimeoutNanos, SecurityResolver security) {
+        this(incomingTimeoutNanos, security, Encapsulation.VITCP);
+    }
+
+    public EngineOptions withEncapsulation(Encapsulation e) {
+        return new EngineOptions(incomingTimeoutNanos, security, e);
     }
 
     /** The profile's timeout and one key (or none, when null) for every discriminator. */

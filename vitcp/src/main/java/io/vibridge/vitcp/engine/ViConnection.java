@@ -1,6 +1,8 @@
 package io.vibridge.vitcp.engine;
 
 import io.vibridge.vitcp.engine.Unwritten.Produced;
+import io.vibridge.vitcp.rdmatcp.FrameCheck;
+import io.vibridge.vitcp.rdmatcp.RdmaTcpFrame;
 import io.vibridge.vitcp.wire.ConnectAccept;
 import io.vibridge.vitcp.wire.ConnectNoMatch;
 import io.vibridge.vitcp.wire.ConnectReject;
@@ -8,6 +10,7 @@ import io.vibridge.vitcp.wire.ConnectRequest;
 import io.vibridge.vitcp.wire.ConnectionHeader;
 import io.vibridge.vitcp.wire.ControlSegment;
 import io.vibridge.vitcp.wire.Discriminator;
+import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.IsCode;
 import io.vibridge.vitcp.wire.ProtocolException;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
@@ -28,6 +31,11 @@ import java.nio.ByteBuffer;
  * to TCP, then call {@link #written()}. Segments may be produced in batches of up to
  * {@link #MAX_UNWRITTEN} and written with one gathering write, then confirmed in order with one
  * {@link #written()} each. When {@link #closeRequested()} and no output remains, close TCP.
+ *
+ * <p>Encapsulation (VITCP-PROFILE §8): with {@link Encapsulation#RDMATCP} every segment travels in a
+ * seed-004 frame; {@link FrameReader} checks and unwraps the frames in front of the segment reader,
+ * {@link FrameWriter} wraps what {@link #produce} emits (the CRC-32 and padding then follow the payload
+ * as one more payload view). Everything else is the same for both.
  *
  * <p>This class is the façade and the establishment state machine; once connected the work is done by
  * package-private collaborators: {@link SegmentReader} (framing), {@link InboundAssembler} (messages
@@ -65,6 +73,9 @@ public final class ViConnection {
     private final EngineOptions.SecurityResolver passiveSecurity;
     private final Callbacks callbacks = new Callbacks();
     private final SegmentReader reader = new SegmentReader(callbacks);
+    /** Seed-004 framing in and out (VITCP-PROFILE §8), or null for native segments. */
+    private final FrameReader frames;
+    private FrameWriter framer;
     private final Credits credits = new Credits();
     private final AckTracker acks = new AckTracker();
     private final Unwritten unwritten = new Unwritten(MAX_UNWRITTEN);
@@ -84,10 +95,12 @@ public final class ViConnection {
     private OutboundSegmenter outbound;
     private InboundAssembler inbound;
 
-    private ViConnection(ConnectionPeer peer, EngineOptions.SecurityResolver passiveSecurity, State state) {
+    private ViConnection(ConnectionPeer peer, EngineOptions.SecurityResolver passiveSecurity, State state,
+            Encapsulation encapsulation) {
         this.peer = peer;
         this.passiveSecurity = passiveSecurity;
         this.state = state;
+        this.frames = encapsulation == Encapsulation.RDMATCP ? new FrameReader(reader, callbacks) : null;
     }
 
     /**
@@ -98,7 +111,22 @@ public final class ViConnection {
      */
     public static ViConnection active(ConnectionPeer peer, LocalEndpoint local, Discriminator called,
             int initialRxPosted, long now, long timeoutNanos) {
-        ViConnection c = new ViConnection(peer, EngineOptions.SecurityResolver.NONE, State.ACTIVE_PENDING_ACCEPT);
+        return active(peer, local, called, initialRxPosted, now, timeoutNanos, Encapsulation.VITCP, 0);
+    }
+
+    /**
+     * As {@link #active(ConnectionPeer, LocalEndpoint, Discriminator, int, long, long)} in the given
+     * encapsulation; {@code connectionId} is the seed-004 Connection ID this side chose (seed 004 §3.4:
+     * random, from a secure generator), ignored for native framing.
+     */
+    public static ViConnection active(ConnectionPeer peer, LocalEndpoint local, Discriminator called,
+            int initialRxPosted, long now, long timeoutNanos, Encapsulation encapsulation, long connectionId) {
+        ViConnection c = new ViConnection(peer, EngineOptions.SecurityResolver.NONE, State.ACTIVE_PENDING_ACCEPT,
+                encapsulation);
+        if (c.frames != null) {
+            c.frames.connectionId(connectionId);
+            c.framer = new FrameWriter(connectionId);
+        }
         c.local = local;
         c.credits.initial(initialRxPosted);
         ConnectionHeader h = header(local, local.discriminator(), local.mtu(), called);
@@ -117,7 +145,7 @@ public final class ViConnection {
      * say. Not an overload of {@code passive}, so that {@code passive(peer, null, now)} stays unambiguous.
      */
     public static ViConnection incoming(ConnectionPeer peer, EngineOptions options, long now) {
-        ViConnection c = new ViConnection(peer, options.security(), State.PASSIVE_INCOMING);
+        ViConnection c = new ViConnection(peer, options.security(), State.PASSIVE_INCOMING, options.encapsulation());
         c.deadline = saturatedAdd(now, options.incomingTimeoutNanos());
         return c;
     }
@@ -189,6 +217,15 @@ public final class ViConnection {
     /** Why the last protocol error closed the connection (diagnostics). */
     public String lastProtocolError() {
         return lastProtocolError;
+    }
+
+    public Encapsulation encapsulation() {
+        return frames == null ? Encapsulation.VITCP : Encapsulation.RDMATCP;
+    }
+
+    /** The seed-004 frame check that ended the connection (a bad CRC, an unknown Connection ID, ...), or null. */
+    public FrameCheck framingFailure() {
+        return frames == null ? null : frames.failure();
     }
 
     // =====================================================================================
@@ -356,8 +393,10 @@ public final class ViConnection {
         credits.establish(flowControl, local.creditThreshold(), peerRx);
         acks.start(rr, peerImn);
         responder = new ReadResponderWindow(local.rdmaReadWindow());
+        int segmentPayload = frames == null ? local.segmentPayload()
+                : Math.min(local.segmentPayload(), RdmaTcpFrame.MAX_PAYLOAD); // the frame's 16-bit length (§8)
         outbound = new OutboundSegmenter(peer, callbacks, credits, acks, unwritten, responder, negotiated,
-                local.segmentPayload());
+                segmentPayload);
         inbound = new InboundAssembler(callbacks, peer, reader, credits, acks, responder, outbound, negotiated);
         state = State.CONNECTED;
         deadline = Long.MAX_VALUE;
@@ -423,8 +462,10 @@ public final class ViConnection {
         deadline = Long.MAX_VALUE;
         ConnectionHeader h = cr.header();
         ConnectSecurity sec = passiveSecurity.forCalled(h.called());
-        if (sec != null && (h.securityType() != ConnectionHeader.SECURITY_HMAC_SHA256
-                || !sec.verify(seg, 0, seg.limit()))) {
+        // VITCP-PROFILE §5: a side holding a key rejects (IS 11) an unsigned or wrongly signed request,
+        // including Security Type 1 with a Security Length other than 40; a side without a key does
+        // not look at the security information
+        if (sec != null && (!h.isHmacSha256() || !verify(sec, seg))) {
             reader.kill(); // nothing may follow a reject
             pendingControl = new ConnectReject(IsCode.SECURITY_REJECTED); // VITCP-PROFILE §5
             endSetup(ConnectFailure.SECURITY, IsCode.SECURITY_REJECTED);
@@ -441,10 +482,21 @@ public final class ViConnection {
         peer.connectRequested(this);
     }
 
+    /** The signature covers the seed-004 frame header too (VITCP-PROFILE §9.11). */
+    private boolean verify(ConnectSecurity sec, ByteBuffer seg) {
+        if (frames == null) {
+            return sec.verify(seg, 0, seg.limit());
+        }
+        int hdr = frames.framedHeaderLength();
+        return sec.verify(frames.framed(seg), hdr, seg.limit(), hdr);
+    }
+
     private void onConnectAccept(ConnectAccept ca, ByteBuffer seg) {
         ConnectionHeader h = ca.header();
         ConnectSecurity sec = local.security();
-        if (sec != null && (h.securityType() != ConnectionHeader.SECURITY_HMAC_SHA256 || !sec.verify(seg, 0, seg.limit()))) {
+        // VITCP-PROFILE §5: an active side holding a key verifies the Accept; a bad one (unsigned, badly
+        // framed security information, wrong HMAC) is a security failure
+        if (sec != null && (!h.isHmacSha256() || !verify(sec, seg))) {
             reader.kill();
             endSetup(ConnectFailure.SECURITY, IsCode.SECURITY_REJECTED);
             return;
@@ -481,28 +533,46 @@ public final class ViConnection {
         return produce(header, payload, 0);
     }
 
-    /** As {@link #produce(ByteBuffer, ByteBuffer[])}, payload views stored from {@code payload[index]}. */
+    /**
+     * As {@link #produce(ByteBuffer, ByteBuffer[])}, payload views stored from {@code payload[index]}.
+     * In seed-004 framing the last payload view is the frame's padding and CRC (one more view than the
+     * segment's payload, none when it has no payload).
+     */
     public int produce(ByteBuffer header, ByteBuffer[] payload, int index) {
         header.clear();
         if (unwritten.full()) {
             return -1; // confirm written segments first
         }
+        FrameWriter f = frames == null ? null : framer();
+        ByteBuffer out = f == null ? header : f.segment();
         if (pendingControl != null) {
             ControlSegment c = pendingControl;
             pendingControl = null;
-            int len = c.encode(header, 0);
+            int len = c.encode(out, 0);
+            out.limit(len);
             ConnectSecurity sec = local != null ? local.security() : null;
-            if (sec != null && (c instanceof ConnectRequest || c instanceof ConnectAccept)) {
+            boolean signed = sec != null && (c instanceof ConnectRequest || c instanceof ConnectAccept);
+            if (f != null) {
+                f.frame(header, payload, index, 0, signed ? sec : null);
+            } else if (signed) {
                 sec.sign(header, 0, len);
             }
-            header.limit(len);
             unwritten.add(Produced.CONTROL, true, null, false, false, 0);
             return 0;
         }
         if (state != State.CONNECTED) {
             return -1;
         }
-        return outbound.produce(header, payload, index);
+        int n = outbound.produce(out, payload, index);
+        return f == null || n < 0 ? n : f.frame(header, payload, index, n, null);
+    }
+
+    /** The passive side frames with the Connection ID its peer's first frame named (seed 004 §3.4). */
+    private FrameWriter framer() {
+        if (framer == null) {
+            framer = new FrameWriter(frames.connectionId());
+        }
+        return framer;
     }
 
     /** The bytes of the oldest {@link #produce} not yet confirmed were handed to TCP. */
@@ -527,7 +597,11 @@ public final class ViConnection {
      * is true. Call again with the rest of the input, or with an empty buffer, to retry the admission.
      */
     public void receive(ByteBuffer in) {
-        reader.receive(in);
+        if (frames != null) {
+            frames.receive(in);
+        } else {
+            reader.receive(in);
+        }
     }
 
     /** True while a refused message's header waits for {@link ConnectionPeer#admitMessage}. */

@@ -21,12 +21,12 @@ public final class HmacConnectSecurity implements ConnectSecurity {
     }
 
     @Override
-    public void sign(ByteBuffer segment, int off, int len) {
-        signer.sign(segment, off, len);
+    public void sign(ByteBuffer buf, int off, int len, int covered) {
+        signer.sign(buf, off, len, covered);
     }
 
     @Override
-    public boolean verify(ByteBuffer segment, int off, int len) {
-        return signer.verify(segment, off, len).isOk();
+    public boolean verify(ByteBuffer buf, int off, int len, int covered) {
+        return signer.verify(buf, off, len, covered).isOk();
     }
 }

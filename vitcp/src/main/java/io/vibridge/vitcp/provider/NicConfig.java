@@ -1,5 +1,6 @@
 package io.vibridge.vitcp.provider;
 
+import io.vibridge.vitcp.wire.Encapsulation;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
@@ -14,36 +15,45 @@ import java.net.InetSocketAddress;
  * @param segmentPayload payload bytes per outbound segment (VITCP-PROFILE §3: default 32 KiB)
  * @param creditThreshold send a NOP when the credits the peer knows about fall below this (§6)
  * @param readBufferSize bytes per TCP read (direct memory, one buffer per connection)
+ * @param rdmaTcpListen the second listener, speaking seed-004 RDMA/TCP framing (VITCP-PROFILE §8; port
+ *     7471 by default, 0 = chosen by the OS), or null for none
  */
 public record NicConfig(String name, InetSocketAddress listen, byte[] securityKey, boolean platformThreads,
-        int segmentPayload, int creditThreshold, int readBufferSize) {
+        int segmentPayload, int creditThreshold, int readBufferSize, InetSocketAddress rdmaTcpListen) {
 
-    public static final int DEFAULT_PORT = 7470;
+    public static final int DEFAULT_PORT = Encapsulation.VITCP.defaultPort();
+    public static final int DEFAULT_RDMATCP_PORT = Encapsulation.RDMATCP.defaultPort();
 
     /** Listens on 127.0.0.1 with an OS-chosen port, no key. */
     public static NicConfig loopback() {
         return new NicConfig("vitcp0", new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null, false,
-                32 * 1024, 8, 64 * 1024);
+                32 * 1024, 8, 64 * 1024, null);
     }
 
     public NicConfig withListen(InetSocketAddress address) {
-        return new NicConfig(name, address, securityKey, platformThreads, segmentPayload, creditThreshold, readBufferSize);
+        return new NicConfig(name, address, securityKey, platformThreads, segmentPayload, creditThreshold, readBufferSize, rdmaTcpListen);
     }
 
     public NicConfig withKey(byte[] key) {
         return new NicConfig(name, listen, key == null ? null : key.clone(), platformThreads, segmentPayload,
-                creditThreshold, readBufferSize);
+                creditThreshold, readBufferSize, rdmaTcpListen);
     }
 
     public NicConfig withPlatformThreads(boolean on) {
-        return new NicConfig(name, listen, securityKey, on, segmentPayload, creditThreshold, readBufferSize);
+        return new NicConfig(name, listen, securityKey, on, segmentPayload, creditThreshold, readBufferSize, rdmaTcpListen);
     }
 
     public NicConfig withReadBufferSize(int bytes) {
-        return new NicConfig(name, listen, securityKey, platformThreads, segmentPayload, creditThreshold, bytes);
+        return new NicConfig(name, listen, securityKey, platformThreads, segmentPayload, creditThreshold, bytes, rdmaTcpListen);
+    }
+
+    /** Also listens for seed-004 framed connections (VITCP-PROFILE §8) on {@code address}, or not (null). */
+    public NicConfig withRdmaTcpListen(InetSocketAddress address) {
+        return new NicConfig(name, listen, securityKey, platformThreads, segmentPayload, creditThreshold,
+                readBufferSize, address);
     }
 
     public NicConfig withName(String n) {
-        return new NicConfig(n, listen, securityKey, platformThreads, segmentPayload, creditThreshold, readBufferSize);
+        return new NicConfig(n, listen, securityKey, platformThreads, segmentPayload, creditThreshold, readBufferSize, rdmaTcpListen);
     }
 }

@@ -163,7 +163,7 @@ public final class Vi {
                 callbackLink = l;
             }
             l.engine = ViConnection.active(l, endpoint(local, peerToPeer), remote.discriminator(), initial,
-                    System.nanoTime(), timeout.toNanos());
+                    System.nanoTime(), timeout.toNanos(), remote.encapsulation(), nic.newConnectionId());
         } finally {
             l.lock.unlock();
         }

@@ -1,7 +1,9 @@
 package io.vibridge.vitcp.provider;
 
 import io.vibridge.vitcp.engine.ConnectSecurity;
+import io.vibridge.vitcp.engine.EngineOptions;
 import io.vibridge.vitcp.engine.ViConnection;
+import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.ConnectionHeader;
 import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.IsCode;
@@ -27,7 +29,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A VI NIC of the VI/TCP provider (VipOpenNic): owns memory registrations, protection tags, completion
  * queues and VIs, and, when configured to listen, the single passive TCP port (VITCP-PROFILE §1) that
- * demultiplexes Connect Requests by called discriminator.
+ * demultiplexes Connect Requests by called discriminator, and optionally a second one that speaks
+ * seed-004 RDMA/TCP framing (VITCP-PROFILE §8) to the same listeners.
  */
 public final class ViNic implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ViNic.class);
@@ -54,6 +57,7 @@ public final class ViNic implements AutoCloseable {
     private final java.util.concurrent.ArrayBlockingQueue<ByteBuffer> smallBuffers =
             new java.util.concurrent.ArrayBlockingQueue<>(IDLE_SMALL_BUFFERS);
     private final ServerSocketChannel server;
+    private final ServerSocketChannel rdmaTcpServer;
     private final ScheduledExecutorService timer;
     private final ConnectSecurity security;
     private final ConcurrentHashMap<Discriminator, ConnectListener> listeners = new ConcurrentHashMap<>();
@@ -74,14 +78,27 @@ public final class ViNic implements AutoCloseable {
         this.security = config.securityKey() == null ? null : new HmacConnectSecurity(config.securityKey());
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon()
                 .name("vitcp-timer-" + config.name()).unstarted(r));
-        if (config.listen() != null) {
-            server = ServerSocketChannel.open();
-            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(config.listen(), 1024);
-            Thread.ofPlatform().daemon().name("vitcp-accept-" + config.name()).start(this::acceptLoop);
-        } else {
-            server = null;
+        server = config.listen() == null ? null : listen(config.listen(), Encapsulation.VITCP);
+        try {
+            rdmaTcpServer = config.rdmaTcpListen() == null ? null : listen(config.rdmaTcpListen(), Encapsulation.RDMATCP);
+        } catch (IOException e) {
+            close();
+            throw e;
         }
+    }
+
+    private ServerSocketChannel listen(InetSocketAddress address, Encapsulation encapsulation) throws IOException {
+        ServerSocketChannel s = ServerSocketChannel.open();
+        try {
+            s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            s.bind(address, 1024);
+        } catch (IOException e) {
+            s.close();
+            throw new IOException("cannot listen for " + encapsulation.label() + " on " + address + ": " + e.getMessage(), e);
+        }
+        Thread.ofPlatform().daemon().name("vitcp-accept-" + encapsulation.label() + "-" + config.name())
+                .start(() -> acceptLoop(s, encapsulation));
+        return s;
     }
 
     /** VipOpenNic. */
@@ -95,8 +112,17 @@ public final class ViNic implements AutoCloseable {
 
     /** The passive provider's TCP address (the port to connect to), or null. */
     public InetSocketAddress localAddress() {
+        return boundAddress(server);
+    }
+
+    /** The seed-004 listener's address (VITCP-PROFILE §8), or null. */
+    public InetSocketAddress rdmaTcpAddress() {
+        return boundAddress(rdmaTcpServer);
+    }
+
+    private static InetSocketAddress boundAddress(ServerSocketChannel s) {
         try {
-            return server == null ? null : (InetSocketAddress) server.getLocalAddress();
+            return s == null ? null : (InetSocketAddress) s.getLocalAddress();
         } catch (IOException e) {
             return null;
         }
@@ -105,6 +131,20 @@ public final class ViNic implements AutoCloseable {
     /** A VI network address on this NIC's listener. */
     public ViNetAddress address(Discriminator discriminator) {
         return new ViNetAddress(localAddress(), discriminator);
+    }
+
+    /** A VI network address on the listener of {@code encapsulation}. */
+    public ViNetAddress address(Discriminator discriminator, Encapsulation encapsulation) {
+        InetSocketAddress a = encapsulation == Encapsulation.RDMATCP ? rdmaTcpAddress() : localAddress();
+        if (a == null) {
+            throw new ViException(ViException.Code.INVALID_STATE, "this NIC does not listen for " + encapsulation.label());
+        }
+        return new ViNetAddress(a, discriminator, encapsulation);
+    }
+
+    /** A seed-004 Connection ID: random from a secure generator (seed 004 §3.4, against blind attacks). */
+    long newConnectionId() {
+        return random.nextLong();
     }
 
     /** VipQueryNic: static attributes, each at least the VIA minimum. */
@@ -308,7 +348,7 @@ public final class ViNic implements AutoCloseable {
 
     /** Starts answering Connect Requests for {@code discriminator} (see {@link ConnectListener}). */
     public ConnectListener listen(Discriminator discriminator) {
-        if (server == null) {
+        if (server == null && rdmaTcpServer == null) {
             throw new ViException(ViException.Code.INVALID_STATE, "this NIC does not listen");
         }
         ConnectListener l = new ConnectListener(this, discriminator, 64);
@@ -329,7 +369,8 @@ public final class ViNic implements AutoCloseable {
         listeners.remove(l.discriminator(), l);
     }
 
-    private void acceptLoop() {
+    private void acceptLoop(ServerSocketChannel server, Encapsulation encapsulation) {
+        EngineOptions options = EngineOptions.of(security).withEncapsulation(encapsulation);
         while (!closed) {
             SocketChannel ch;
             try {
@@ -345,7 +386,7 @@ public final class ViNic implements AutoCloseable {
                 Link l = new Link(this, ch);
                 l.lock.lock();
                 try {
-                    l.engine = ViConnection.passive(l, security, System.nanoTime());
+                    l.engine = ViConnection.incoming(l, options, System.nanoTime());
                 } finally {
                     l.lock.unlock();
                 }
@@ -550,11 +591,13 @@ public final class ViNic implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        if (server != null) {
-            try {
-                server.close();
-            } catch (IOException ignored) {
-                // closing
+        for (ServerSocketChannel s : new ServerSocketChannel[] {server, rdmaTcpServer}) {
+            if (s != null) {
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // closing
+                }
             }
         }
         List<Link> all = new ArrayList<>(links);

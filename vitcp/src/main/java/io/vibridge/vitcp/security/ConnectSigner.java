@@ -21,8 +21,9 @@ import javax.crypto.spec.SecretKeySpec;
  * big-endian) + 32-byte HMAC-SHA256, keyed with the shared secret, over the whole segment (segment
  * header and CE header, timestamp and padding included) with the 32 HMAC bytes zeroed.
  *
- * <p>{@link #verify} refuses a segment that is unsigned, of an unknown security type, wrongly
- * signed, more than 60 s away from this side's clock, or whose HMAC was accepted in the last 120 s.
+ * <p>{@link #verify} refuses a segment that is unsigned, of an unknown security type, of Security
+ * Type 1 with a Security Length other than 40, wrongly signed, more than 60 s away from this side's
+ * clock, or whose HMAC was accepted in the last 120 s.
  * The replay memory is bounded ({@link ReplayGuard}, default {@value #DEFAULT_REPLAY_CAPACITY}
  * entries); only segments that carry a valid signature and a fresh timestamp are recorded, so a peer
  * without the key cannot fill it, and a full guard refuses new connects
@@ -72,17 +73,28 @@ public final class ConnectSigner {
      * @param len bytes available at {@code off} (at least the segment)
      * @throws ProtocolException when the bytes are not a valid segment
      * @throws IllegalArgumentException when it is not a Connect Request/Accept with Security Type 1
-     *     (build it with {@link ConnectionHeader#toBeSigned})
+     *     and Security Length 40 (build it with {@link ConnectionHeader#toBeSigned})
      */
     public void sign(ByteBuffer segment, int off, int len) {
+        sign(segment, off, len, 0);
+    }
+
+    /**
+     * As {@link #sign(ByteBuffer, int, int)}, the HMAC also covering the {@code covered} bytes before
+     * {@code off}: the seed-004 frame header of a Connect Request/Accept (VITCP-PROFILE §9.11).
+     */
+    public void sign(ByteBuffer segment, int off, int len, int covered) {
         SegmentView v = requireSignable(segment, off, len);
         if (v.securityType() != ConnectionHeader.SECURITY_HMAC_SHA256) {
             throw new IllegalArgumentException("Security Type is " + v.securityType() + ", signing needs 1");
         }
+        if (v.securityLength() != ConnectionHeader.HMAC_SHA256_LENGTH) {
+            throw new IllegalArgumentException("Security Length is " + v.securityLength() + ", signing needs 40");
+        }
         int info = v.securityInfoOffset();
         long now = clock.millis();
         segment.putLong(info, segment.order() == ByteOrder.BIG_ENDIAN ? now : Long.reverseBytes(now));
-        byte[] mac = computeMac(segment, off, v.segmentLength(), info + TIMESTAMP_LENGTH - off);
+        byte[] mac = computeMac(segment, off - covered, covered + v.segmentLength(), info + TIMESTAMP_LENGTH - off + covered);
         segment.put(info + TIMESTAMP_LENGTH, mac);
     }
 
@@ -93,6 +105,11 @@ public final class ConnectSigner {
      * @throws IllegalArgumentException when the segment is not a Connect Request/Accept
      */
     public VerifyResult verify(ByteBuffer segment, int off, int len) {
+        return verify(segment, off, len, 0);
+    }
+
+    /** As {@link #verify(ByteBuffer, int, int)} for a segment signed with {@code covered} bytes before it. */
+    public VerifyResult verify(ByteBuffer segment, int off, int len, int covered) {
         SegmentView v = requireSignable(segment, off, len);
         int type = v.securityType();
         if (type == ConnectionHeader.SECURITY_NONE) {
@@ -101,11 +118,16 @@ public final class ConnectSigner {
         if (type != ConnectionHeader.SECURITY_HMAC_SHA256) {
             return VerifyResult.WRONG_TYPE;
         }
+        if (v.securityLength() != ConnectionHeader.HMAC_SHA256_LENGTH) {
+            // VITCP-PROFILE §5: Security Type 1 is 40 bytes; the timestamp and HMAC are not where they
+            // belong (or not there at all), whatever the bytes say
+            return VerifyResult.MALFORMED;
+        }
         int info = v.securityInfoOffset();
         int macAt = info + TIMESTAMP_LENGTH;
         byte[] received = new byte[MAC_LENGTH];
         segment.get(macAt, received);
-        byte[] expected = computeMac(segment, off, v.segmentLength(), macAt - off);
+        byte[] expected = computeMac(segment, off - covered, covered + v.segmentLength(), macAt - off + covered);
         if (!MessageDigest.isEqual(expected, received)) {
             return VerifyResult.BAD_SIGNATURE;
         }

@@ -10,6 +10,8 @@ public enum VerifyResult {
     UNSIGNED,
     /** A Security Type other than 0 and 1 (an unknown scheme). */
     WRONG_TYPE,
+    /** Security Type 1 with a Security Length other than 40 (§5): not a signature this side can check. */
+    MALFORMED,
     /** The HMAC does not match (wrong key or altered bytes). */
     BAD_SIGNATURE,
     /** Validly signed, but the timestamp is more than 60 s away from the verifier's clock. */

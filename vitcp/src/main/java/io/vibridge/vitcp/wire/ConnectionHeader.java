@@ -25,9 +25,14 @@ import java.util.Objects;
  * <p>Decoding rules (each violation is a {@link ProtocolException} naming field and offset):
  * discriminator lengths at most 64; every field and padding inside {@code limit}; padding bytes
  * zero (the profile says "zero-padded", and the Security Type 1 HMAC covers them, so non-zero
- * padding is refused rather than silently ignored); Security Type 0 requires Security Length 0 and
- * Security Type 1 requires 40. Any other Security Type is parsed with whatever length it declares
- * (bounded by the segment) and left to the engine, which answers Connect Reject IS 11.
+ * padding is refused rather than silently ignored). Those are framing rules. The security fields
+ * themselves are not judged here: any Security Type is parsed with whatever Security Length it
+ * declares, as long as the information and its padding fit in the segment, and left to the
+ * security check (VITCP-PROFILE §5: Security Type 0 with length 0, or Security Type 1 with length
+ * 40, see {@link #isHmacSha256()}). A passive side holding a key answers anything else Connect
+ * Reject IS 11, an active side holding a key treats such an Accept as a security failure, and a
+ * side without a key does not look at the security information at all; refusing it here would
+ * turn a badly signed request into IS 9 (issue 12).
  * Attributes and MTU are never refused here: reserved bits and reliability 3 get IS 9, a small MTU
  * gets IS 10, both decided by the engine.
  *
@@ -48,8 +53,11 @@ public record ConnectionHeader(ConnectionAttributes attributes, Discriminator ca
     public static final long MIN_MTU = 32 * 1024;
 
     /**
-     * @throws IllegalArgumentException on values the wire cannot carry or a Security Length that
-     *     contradicts the Security Type (0 needs 0 bytes, 1 needs 40)
+     * Any Security Type and Security Information the wire can carry are accepted (a decoded header
+     * holds what the peer sent, well-formed or not: {@link #isSecurityWellFormed()}); build
+     * outgoing headers with {@link #unsigned} or {@link #toBeSigned}.
+     *
+     * @throws IllegalArgumentException on values the wire cannot carry
      */
     public ConnectionHeader {
         Objects.requireNonNull(attributes, "attributes");
@@ -64,10 +72,6 @@ public record ConnectionHeader(ConnectionAttributes attributes, Discriminator ca
         }
         if ((securityType & ~0xFFFF) != 0) {
             throw new IllegalArgumentException("security type " + securityType + " outside u16");
-        }
-        String bad = securityLengthProblem(securityType, securityInfo.length);
-        if (bad != null) {
-            throw new IllegalArgumentException(bad);
         }
         securityInfo = securityInfo.clone();
         if (encodedLength(calling.length(), called.length(), securityInfo.length) > MAX_LENGTH) {
@@ -99,6 +103,19 @@ public record ConnectionHeader(ConnectionAttributes attributes, Discriminator ca
 
     public int securityLength() {
         return securityInfo.length;
+    }
+
+    /**
+     * VITCP-PROFILE §5: Security Type 1 with its Security Length of 40 (8-byte timestamp, 32-byte
+     * HMAC), the only security information a side holding a key can verify.
+     */
+    public boolean isHmacSha256() {
+        return securityType == SECURITY_HMAC_SHA256 && securityInfo.length == HMAC_SHA256_LENGTH;
+    }
+
+    /** VITCP-PROFILE §5: Security Type 0 with Security Length 0, or {@link #isHmacSha256()}. */
+    public boolean isSecurityWellFormed() {
+        return securityLengthProblem(securityType, securityInfo.length) == null;
     }
 
     public int encodedLength() {
@@ -196,12 +213,8 @@ public record ConnectionHeader(ConnectionAttributes attributes, Discriminator ca
         need(p, Bytes.pad4(calledLength) + 4, limit, "Called Discriminator", p);
         checkPadding(buf, p, calledLength, "Called Discriminator");
         p += Bytes.pad4(calledLength);
-        int securityType = Bytes.u16(buf, p);
+        // VITCP-PROFILE §5: Security Length against Security Type is the security check's, not framing
         int securityLength = Bytes.u16(buf, p + 2);
-        String bad = securityLengthProblem(securityType, securityLength);
-        if (bad != null) {
-            throw new ProtocolException("Security Length", p + 2, bad);
-        }
         p += 4;
         need(p, Bytes.pad4(securityLength), limit, "Security Information", p);
         checkPadding(buf, p, securityLength, "Security Information");
@@ -217,14 +230,17 @@ public record ConnectionHeader(ConnectionAttributes attributes, Discriminator ca
         return p + 4 + Bytes.pad4(Bytes.u16(buf, p + 2));
     }
 
-    private static String securityLengthProblem(int type, int length) {
-        if (type == SECURITY_NONE && length != 0) {
-            return "Security Type 0 requires Security Length 0, got " + length;
-        }
-        if (type == SECURITY_HMAC_SHA256 && length != HMAC_SHA256_LENGTH) {
-            return "Security Type 1 requires Security Length 40, got " + length;
-        }
-        return null;
+    /**
+     * What is wrong with a Security Type and Security Length by VITCP-PROFILE §5, or null when they
+     * are well-formed (type 0 with length 0, type 1 with length 40).
+     */
+    public static String securityLengthProblem(int type, int length) {
+        return switch (type) {
+            case SECURITY_NONE -> length == 0 ? null : "Security Type 0 requires Security Length 0, got " + length;
+            case SECURITY_HMAC_SHA256 -> length == HMAC_SHA256_LENGTH ? null
+                    : "Security Type 1 requires Security Length 40, got " + length;
+            default -> "unknown Security Type " + type;
+        };
     }
 
     private static void need(int at, int bytes, int limit, String field, int fieldOffset) {

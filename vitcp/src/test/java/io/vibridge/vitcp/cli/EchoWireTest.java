@@ -32,7 +32,7 @@ class EchoWireTest {
     @Test
     void echoAtReliableReceptionWithFlowControl_followsTheProfileOnTheWire() throws Exception {
         EchoCommand echo = new EchoCommand(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
-        new CommandLine(echo).parseArgs("--port", "0", "--discriminator", "wire", "--reliability", "2", "--flow-control",
+        new CommandLine(echo).parseArgs("--port", "0", "--rdmatcp-port", "off", "--discriminator", "wire", "--reliability", "2", "--flow-control",
                 "--receives", "1");
         echo.start();
         Thread server = Thread.ofVirtual().start(() -> {

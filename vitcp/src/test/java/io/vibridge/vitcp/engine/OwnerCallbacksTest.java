@@ -86,11 +86,11 @@ class OwnerCallbacksTest {
         }
 
         @Override
-        public void sign(ByteBuffer segment, int off, int len) {
+        public void sign(ByteBuffer segment, int off, int len, int covered) {
         }
 
         @Override
-        public boolean verify(ByteBuffer segment, int off, int len) {
+        public boolean verify(ByteBuffer segment, int off, int len, int covered) {
             verified++;
             return valid;
         }

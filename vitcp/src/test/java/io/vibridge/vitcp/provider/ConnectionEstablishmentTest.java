@@ -43,7 +43,7 @@ class ConnectionEstablishmentTest {
                     throw new IllegalStateException(e);
                 }
             }, Fixture.OWN_THREAD);
-            assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.server.address(SERVER), T))
+            assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.serverAddress(SERVER), T))
                     .isInstanceOfSatisfying(ViException.class, e -> {
                         assertThat(e.code()).isEqualTo(ViException.Code.REJECT);
                         assertThat(e.isCode()).isEqualTo(IsCode.CONSUMER_REJECTED);
@@ -57,7 +57,7 @@ class ConnectionEstablishmentTest {
     void noMatch_unknownDiscriminator_requesterGetsNoMatch() throws Exception {
         try (Fixture f = new Fixture(); ConnectListener l = f.server.listen(SERVER)) {
             Vi vi = f.client.createVi(f.clientAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
-            assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.server.address(Discriminator.ofUtf8("nobody")), T))
+            assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.serverAddress(Discriminator.ofUtf8("nobody")), T))
                     .isInstanceOfSatisfying(ViException.class, e -> assertThat(e.code()).isEqualTo(ViException.Code.NO_MATCH));
             assertThat(vi.state()).isEqualTo(ViState.IDLE);
         }
@@ -68,7 +68,7 @@ class ConnectionEstablishmentTest {
         try (Fixture f = new Fixture(); ServerSocket silent = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             Vi vi = f.client.createVi(f.clientAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
             ViNetAddress mute = new ViNetAddress(new InetSocketAddress(silent.getInetAddress(), silent.getLocalPort()),
-                    SERVER);
+                    SERVER, Fixture.FRAMING);
             assertThatThrownBy(() -> vi.connectRequest(CLIENT, mute, Duration.ofMillis(300)))
                     .isInstanceOfSatisfying(ViException.class, e -> assertThat(e.code()).isEqualTo(ViException.Code.TIMEOUT));
             assertThat(vi.state()).isEqualTo(ViState.IDLE);
@@ -90,7 +90,7 @@ class ConnectionEstablishmentTest {
                     throw new IllegalStateException(e);
                 }
             }, Fixture.OWN_THREAD);
-            assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.server.address(SERVER), T))
+            assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.serverAddress(SERVER), T))
                     .isInstanceOfSatisfying(ViException.class, e -> {
                         assertThat(e.code()).isEqualTo(ViException.Code.REJECT);
                         assertThat(e.isCode()).isEqualTo(IsCode.UNSUPPORTED_VERSION_OR_ATTRIBUTES);

@@ -67,7 +67,7 @@ class DisconnectAndResetTest {
                     throw new IllegalStateException(e);
                 }
             }, Fixture.OWN_THREAD);
-            try (RawPeer raw = RawPeer.connect(f.server.localAddress())) {
+            try (RawPeer raw = RawPeer.connect(Fixture.port(f.server))) {
                 var answer = raw.request(RawPeer.ce(level, 1 << 20, 0, Discriminator.ofUtf8("raw"), SERVER), 0);
                 assertThat(answer).isInstanceOf(ConnectAccept.class);
                 accepted.get(20, TimeUnit.SECONDS);

@@ -1,15 +1,23 @@
 package io.vibridge.vitcp.provider;
 
 import io.vibridge.vitcp.wire.Discriminator;
+import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-/** Two provider instances (two NICs) talking over real loopback TCP, OS-chosen ports. */
+/**
+ * Two provider instances (two NICs) talking over real loopback TCP, OS-chosen ports, in the
+ * encapsulation the system property {@code vibridge.test.framing} names ({@code vitcp}, the default, or
+ * {@code rdmatcp}): the build runs this package's tests once in each (VITCP-PROFILE §8).
+ */
 final class Fixture implements AutoCloseable {
+    static final Encapsulation FRAMING = Encapsulation.ofLabel(System.getProperty("vibridge.test.framing", "vitcp"));
     static final Duration T = Duration.ofSeconds(20);
     static final Discriminator SERVER = Discriminator.ofUtf8("server");
     static final Discriminator CLIENT = Discriminator.ofUtf8("client");
@@ -25,7 +33,29 @@ final class Fixture implements AutoCloseable {
     Vi clientVi;
 
     Fixture() throws IOException {
-        this(NicConfig.loopback().withName("server"), NicConfig.loopback().withName("client"));
+        this(loopback("server"), loopback("client"));
+    }
+
+    /** A loopback NIC listening in {@link #FRAMING}. */
+    static NicConfig loopback(String name) {
+        NicConfig c = NicConfig.loopback().withName(name);
+        return FRAMING == Encapsulation.RDMATCP
+                ? c.withRdmaTcpListen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)) : c;
+    }
+
+    /** The port of {@code nic} that speaks {@link #FRAMING}. */
+    static InetSocketAddress port(ViNic nic) {
+        return FRAMING == Encapsulation.RDMATCP ? nic.rdmaTcpAddress() : nic.localAddress();
+    }
+
+    /** {@code discriminator} on {@code nic}'s port of {@link #FRAMING}. */
+    static ViNetAddress address(ViNic nic, Discriminator discriminator) {
+        return nic.address(discriminator, FRAMING);
+    }
+
+    /** {@code discriminator} on the server NIC. */
+    ViNetAddress serverAddress(Discriminator discriminator) {
+        return address(server, discriminator);
     }
 
     Fixture(NicConfig serverConfig, NicConfig clientConfig) throws IOException {
@@ -75,7 +105,7 @@ final class Fixture implements AutoCloseable {
                     throw new IllegalStateException(e);
                 }
             }, OWN_THREAD);
-            clientVi.connectRequest(CLIENT, server.address(SERVER), T);
+            clientVi.connectRequest(CLIENT, serverAddress(SERVER), T);
             accepted.get(T.toSeconds(), TimeUnit.SECONDS);
         }
     }

@@ -37,7 +37,7 @@ class ManyVisTest {
             });
             for (int i = 0; i < n; i++) {
                 Vi cv = f.client.createVi(f.clientAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
-                cv.connectRequest(Discriminator.ofUtf8("c" + i), f.server.address(Fixture.SERVER), T);
+                cv.connectRequest(Discriminator.ofUtf8("c" + i), f.serverAddress(Fixture.SERVER), T);
                 clientVis.add(cv);
             }
             acceptor.join();

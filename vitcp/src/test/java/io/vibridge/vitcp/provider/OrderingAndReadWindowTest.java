@@ -46,7 +46,7 @@ class OrderingAndReadWindowTest {
         CompletableFuture<Void> connected = CompletableFuture.runAsync(() -> {
             try {
                 vi.connectRequest(CLIENT, new ViNetAddress(new InetSocketAddress(ss.getInetAddress(), ss.getLocalPort()),
-                        SERVER), T);
+                        SERVER, Fixture.FRAMING), T);
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
@@ -139,7 +139,7 @@ class OrderingAndReadWindowTest {
                     throw new IllegalStateException(e);
                 }
             }, Fixture.OWN_THREAD);
-            try (RawPeer raw = RawPeer.connectSlow(f.server.localAddress())) {
+            try (RawPeer raw = RawPeer.connectSlow(Fixture.port(f.server))) {
                 var answer = raw.request(RawPeer.ce(ReliabilityLevel.RELIABLE_RECEPTION, big, 4, CLIENT, SERVER), 0);
                 assertThat(answer).isInstanceOf(ConnectAccept.class);
                 assertThat(((ConnectAccept) answer).header().rdmaReadWindow()).isEqualTo(1);
@@ -183,7 +183,7 @@ class OrderingAndReadWindowTest {
                     throw new IllegalStateException(e);
                 }
             }, Fixture.OWN_THREAD);
-            try (RawPeer raw = RawPeer.connectSlow(f.server.localAddress())) {
+            try (RawPeer raw = RawPeer.connectSlow(Fixture.port(f.server))) {
                 raw.request(RawPeer.ce(ReliabilityLevel.RELIABLE_RECEPTION, big, 4, CLIENT, SERVER), 0);
                 accepted.get(20, TimeUnit.SECONDS);
                 int m = raw.nextMessage;

@@ -1,6 +1,9 @@
 package io.vibridge.vitcp.provider;
 
+import io.vibridge.vitcp.rdmatcp.FrameCheck;
+import io.vibridge.vitcp.rdmatcp.RdmaTcpFrame;
 import io.vibridge.vitcp.wire.ConnectAccept;
+import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.ConnectRequest;
 import io.vibridge.vitcp.wire.ConnectionAttributes;
 import io.vibridge.vitcp.wire.ConnectionHeader;
@@ -23,6 +26,8 @@ import java.nio.ByteBuffer;
 /**
  * A hand-driven VI/TCP peer over a plain socket, speaking the profile with the wire codecs: it lets
  * tests misbehave (over-run the read window, reset TCP mid-message) and watch the exact segments.
+ * In {@link Fixture#FRAMING} {@code rdmatcp} every segment it writes goes in a seed-004 frame and every
+ * frame it reads is checked (CRC, Connection ID) and unwrapped (VITCP-PROFILE §8).
  */
 final class RawPeer implements AutoCloseable {
     final Socket socket;
@@ -30,6 +35,9 @@ final class RawPeer implements AutoCloseable {
     private final OutputStream out;
     int nextMessage = 1000;
     int peerImn;
+    /** The seed-004 Connection ID: chosen when connecting, learned from the first frame when accepting. */
+    long connectionId = new java.util.Random().nextLong();
+    private boolean connectionIdKnown;
 
     RawPeer(Socket s) throws IOException {
         this.socket = s;
@@ -40,7 +48,9 @@ final class RawPeer implements AutoCloseable {
     }
 
     static RawPeer connect(InetSocketAddress to) throws IOException {
-        return new RawPeer(new Socket(to.getAddress(), to.getPort()));
+        RawPeer p = new RawPeer(new Socket(to.getAddress(), to.getPort()));
+        p.connectionIdKnown = true;
+        return p;
     }
 
     /** Connects with a small receive buffer, so that the peer's writes block while we do not read. */
@@ -48,7 +58,9 @@ final class RawPeer implements AutoCloseable {
         Socket s = new Socket();
         s.setReceiveBufferSize(4096);
         s.connect(to);
-        return new RawPeer(s);
+        RawPeer p = new RawPeer(s);
+        p.connectionIdKnown = true;
+        return p;
     }
 
     static RawPeer accept(ServerSocket server) throws IOException {
@@ -69,8 +81,7 @@ final class RawPeer implements AutoCloseable {
     void sendControl(ControlSegment c) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(c.encodedLength());
         c.encode(b, 0);
-        out.write(b.array());
-        out.flush();
+        write(b.array());
     }
 
     /** Connect Request; returns the answer. */
@@ -94,16 +105,41 @@ final class RawPeer implements AutoCloseable {
 
     private int lastLength;
 
-    /** Reads one whole segment. */
+    /** Reads one whole segment (unwrapped from its frame in seed-004 framing). */
     SegmentView read() throws IOException {
         byte[] head = new byte[4];
         in.readFully(head);
         int len = ((head[2] & 0xFF) << 8) | (head[3] & 0xFF);
+        if (Fixture.FRAMING == Encapsulation.RDMATCP) {
+            return unframe(head, len);
+        }
         byte[] all = new byte[len];
         System.arraycopy(head, 0, all, 0, 4);
         in.readFully(all, 4, len - 4);
         lastLength = len;
         return new SegmentView().wrap(ByteBuffer.wrap(all), 0, len);
+    }
+
+    private SegmentView unframe(byte[] head, int segmentLength) throws IOException {
+        byte[] all = new byte[RdmaTcpFrame.frameLength(segmentLength)];
+        System.arraycopy(head, 0, all, 0, 4);
+        in.readFully(all, 4, all.length - 4);
+        ByteBuffer f = ByteBuffer.wrap(all);
+        FrameCheck check = RdmaTcpFrame.check(f, 0, connectionId, !connectionIdKnown);
+        if (check != FrameCheck.OK) {
+            throw new IOException("bad frame from the provider: " + check.description());
+        }
+        connectionId = RdmaTcpFrame.connectionId(f, 0);
+        connectionIdKnown = true;
+        int hdr = RdmaTcpFrame.headerLength(f, 0);
+        lastLength = segmentLength - hdr;
+        return new SegmentView().wrap(ByteBuffer.wrap(all, hdr, lastLength).slice(), 0, lastLength);
+    }
+
+    /** The bytes that carry the VI/TCP segment {@code s} in {@link Fixture#FRAMING}. */
+    byte[] onWire(byte[] s) {
+        return Fixture.FRAMING == Encapsulation.RDMATCP
+                ? RdmaTcpFrame.frame(ByteBuffer.wrap(s), 0, s.length, connectionId).array() : s;
     }
 
     /** Reads one segment, or null if none arrives within {@code millis}. */
@@ -116,6 +152,56 @@ final class RawPeer implements AutoCloseable {
         } finally {
             socket.setSoTimeout(20_000);
         }
+    }
+
+    /**
+     * The encoded Connect Request/Accept {@code c}, built with Security Type 0, re-framed with
+     * {@code securityType} and {@code securityLength} bytes of Security Information (zero-padded to 4):
+     * for security information the codec's constructor would not build (VITCP-PROFILE §5). When the
+     * information has room for it (at least 40 bytes), bytes 0..7 get the current time and 8..39 a
+     * correct HMAC-SHA256 with {@code key} at the Security Type 1 position, so only the length is wrong.
+     */
+    static byte[] withSecurity(ControlSegment c, int securityType, int securityLength, byte[] key) {
+        ByteBuffer plain = ByteBuffer.allocate(c.encodedLength());
+        c.encode(plain, 0);
+        int base = plain.capacity(); // ends with Security Type 0, Security Length 0
+        int len = base + ((securityLength + 3) & ~3);
+        ByteBuffer b = ByteBuffer.allocate(len);
+        b.put(0, plain, 0, base);
+        b.putShort(2, (short) len); // Segment Length (§2)
+        b.putShort(base - 4, (short) securityType);
+        b.putShort(base - 2, (short) securityLength);
+        for (int i = 0; i < securityLength; i++) {
+            b.put(base + i, (byte) (0x40 + i));
+        }
+        if (key != null && securityLength >= 40) {
+            b.putLong(base, System.currentTimeMillis());
+            for (int i = 8; i < 40; i++) {
+                b.put(base + i, (byte) 0); // the HMAC covers the segment with its own 32 bytes zeroed
+            }
+            try {
+                javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+                mac.init(new javax.crypto.spec.SecretKeySpec(key, "HmacSHA256"));
+                b.put(base + 8, mac.doFinal(b.array()));
+            } catch (java.security.GeneralSecurityException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return b.array();
+    }
+
+    /** Sends raw segment bytes and decodes the answer. */
+    ControlSegment requestRaw(byte[] segment) throws IOException {
+        write(segment);
+        return ControlSegment.decode(read().buffer(), 0, lastLength);
+    }
+
+    /** Passive: reads a Connect Request and answers it with raw bytes (e.g. a Connect Accept from {@link #withSecurity}). */
+    ConnectRequest answerRequest(java.util.function.Function<ConnectRequest, byte[]> answer) throws IOException {
+        ConnectRequest cr = (ConnectRequest) ControlSegment.decode(read().buffer(), 0, lastLength);
+        peerImn = cr.initialMessageNumber();
+        write(answer.apply(cr));
+        return cr;
     }
 
     byte[] segment(SegmentType type, int flags, long dataOffset, int msg, int ack, int rx, byte[] rdma, byte[] payload) {
@@ -137,10 +223,17 @@ final class RawPeer implements AutoCloseable {
         return b.array();
     }
 
+    /** Writes VI/TCP segments (each in its frame in seed-004 framing). */
     void write(byte[]... segments) throws IOException {
         for (byte[] s : segments) {
-            out.write(s);
+            out.write(onWire(s));
         }
+        out.flush();
+    }
+
+    /** Writes bytes as they are (fault injection: broken frames, cut segments). */
+    void writeRaw(byte[] bytes) throws IOException {
+        out.write(bytes);
         out.flush();
     }
 

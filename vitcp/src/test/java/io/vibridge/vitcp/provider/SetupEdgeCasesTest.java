@@ -8,7 +8,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vibridge.vitcp.engine.Negotiated;
 import io.vibridge.vitcp.engine.Status;
+import io.vibridge.vitcp.wire.ConnectAccept;
 import io.vibridge.vitcp.wire.ConnectReject;
+import io.vibridge.vitcp.wire.ConnectRequest;
 import io.vibridge.vitcp.wire.ConnectionAttributes;
 import io.vibridge.vitcp.wire.ConnectionHeader;
 import io.vibridge.vitcp.wire.Discriminator;
@@ -18,6 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Acceptance 2: MTU below the minimum, reserved attributes, peer-to-peer collision, Security Type 1, NIC minimums. */
 class SetupEdgeCasesTest {
@@ -25,7 +29,7 @@ class SetupEdgeCasesTest {
     @Test
     void mtuBelowMinimum_rejectedWithIs10() throws Exception {
         try (Fixture f = new Fixture(); ConnectListener l = f.server.listen(SERVER);
-                RawPeer raw = RawPeer.connect(f.server.localAddress())) {
+                RawPeer raw = RawPeer.connect(Fixture.port(f.server))) {
             var answer = raw.request(RawPeer.ce(ReliabilityLevel.RELIABLE_DELIVERY, 16 * 1024, 0, CLIENT, SERVER), 0);
             assertThat(answer).isEqualTo(new ConnectReject(IsCode.MTU_TOO_SMALL));
             assertThat(OrderingAndReadWindowTest.closedAfter(raw)).isTrue();
@@ -35,7 +39,7 @@ class SetupEdgeCasesTest {
     @Test
     void reservedAttributeBits_rejectedWithIs9() throws Exception {
         try (Fixture f = new Fixture(); ConnectListener l = f.server.listen(SERVER);
-                RawPeer raw = RawPeer.connect(f.server.localAddress())) {
+                RawPeer raw = RawPeer.connect(Fixture.port(f.server))) {
             ConnectionHeader h = ConnectionHeader.unsigned(new ConnectionAttributes(0x0081), CLIENT, 1 << 20, 0, SERVER);
             assertThat(raw.request(h, 0)).isEqualTo(new ConnectReject(IsCode.UNSUPPORTED_VERSION_OR_ATTRIBUTES));
         }
@@ -44,7 +48,7 @@ class SetupEdgeCasesTest {
     @Test
     void rdmaReadAtUnreliableDelivery_rejectedWithIs9() throws Exception {
         try (Fixture f = new Fixture(); ConnectListener l = f.server.listen(SERVER);
-                RawPeer raw = RawPeer.connect(f.server.localAddress())) {
+                RawPeer raw = RawPeer.connect(Fixture.port(f.server))) {
             ConnectionHeader h = ConnectionHeader.unsigned(
                     ConnectionAttributes.of(ReliabilityLevel.UNRELIABLE_DELIVERY, true, true, false, false, false), CLIENT,
                     1 << 20, 0, SERVER);
@@ -59,8 +63,8 @@ class SetupEdgeCasesTest {
             Discriminator b = Discriminator.ofUtf8("peer-b");
             Vi va = f.server.createVi(f.serverAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
             Vi vb = f.client.createVi(f.clientAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
-            CompletableFuture<Negotiated> fa = CompletableFuture.supplyAsync(() -> peer(f.server, va, a, f.client.address(b)), OWN_THREAD);
-            CompletableFuture<Negotiated> fb = CompletableFuture.supplyAsync(() -> peer(f.client, vb, b, f.server.address(a)), OWN_THREAD);
+            CompletableFuture<Negotiated> fa = CompletableFuture.supplyAsync(() -> peer(f.server, va, a, Fixture.address(f.client, b)), OWN_THREAD);
+            CompletableFuture<Negotiated> fb = CompletableFuture.supplyAsync(() -> peer(f.client, vb, b, f.serverAddress(a)), OWN_THREAD);
             Negotiated na = fa.get(30, TimeUnit.SECONDS);
             Negotiated nb = fb.get(30, TimeUnit.SECONDS);
             assertThat(na.peer().calling()).isEqualTo(b);
@@ -91,7 +95,7 @@ class SetupEdgeCasesTest {
 
     @Test
     void securityType1_signedRequestAccepted() throws Exception {
-        try (Fixture f = new Fixture(NicConfig.loopback().withKey(KEY), NicConfig.loopback().withKey(KEY))) {
+        try (Fixture f = new Fixture(Fixture.loopback("server").withKey(KEY), Fixture.loopback("client").withKey(KEY))) {
             f.connect(ReliabilityLevel.RELIABLE_DELIVERY);
             assertThat(f.clientVi.negotiated().peer().securityType()).isEqualTo(ConnectionHeader.SECURITY_HMAC_SHA256);
             assertThat(f.serverVi.state()).isEqualTo(ViState.CONNECTED);
@@ -100,10 +104,10 @@ class SetupEdgeCasesTest {
 
     @Test
     void securityType1_unsignedRequestRejectedWithIs11() throws Exception {
-        try (Fixture f = new Fixture(NicConfig.loopback().withKey(KEY), NicConfig.loopback());
+        try (Fixture f = new Fixture(Fixture.loopback("server").withKey(KEY), Fixture.loopback("client"));
                 ConnectListener l = f.server.listen(SERVER)) {
             Vi vi = f.client.createVi(f.clientAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
-            assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.server.address(SERVER), T))
+            assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.serverAddress(SERVER), T))
                     .isInstanceOfSatisfying(ViException.class, e -> {
                         assertThat(e.code()).isEqualTo(ViException.Code.REJECT);
                         assertThat(e.isCode()).isEqualTo(IsCode.SECURITY_REJECTED);
@@ -115,11 +119,98 @@ class SetupEdgeCasesTest {
     void securityType1_wronglySignedRequestRejectedWithIs11() throws Exception {
         byte[] other = KEY.clone();
         other[0] ^= 1;
-        try (Fixture f = new Fixture(NicConfig.loopback().withKey(KEY), NicConfig.loopback().withKey(other));
+        try (Fixture f = new Fixture(Fixture.loopback("server").withKey(KEY), Fixture.loopback("client").withKey(other));
                 ConnectListener l = f.server.listen(SERVER)) {
             Vi vi = f.client.createVi(f.clientAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
-            assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.server.address(SERVER), T))
+            assertThatThrownBy(() -> vi.connectRequest(CLIENT, f.serverAddress(SERVER), T))
                     .isInstanceOfSatisfying(ViException.class, e -> assertThat(e.isCode()).isEqualTo(IsCode.SECURITY_REJECTED));
+        }
+    }
+
+    /**
+     * Issue 12, VITCP-PROFILE §5: a Security Type 1 request whose Security Length is not 40 is not
+     * validly signed. A passive side holding a key answers Connect Reject IS 11 (security information
+     * rejected), not IS 9, even when the 40 bytes at the usual place carry a correct HMAC (44).
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {36, 44, 0})
+    void securityType1_withSecurityLengthOtherThan40_rejectedWithIs11(int length) throws Exception {
+        try (Fixture f = new Fixture(Fixture.loopback("server").withKey(KEY), Fixture.loopback("client"));
+                ConnectListener l = f.server.listen(SERVER);
+                RawPeer raw = RawPeer.connect(Fixture.port(f.server))) {
+            ConnectRequest cr = new ConnectRequest(raw.nextMessage, 0,
+                    RawPeer.ce(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20, 0, CLIENT, SERVER));
+            byte[] seg = RawPeer.withSecurity(cr, ConnectionHeader.SECURITY_HMAC_SHA256, length, KEY);
+            assertThat(raw.requestRaw(seg)).isEqualTo(new ConnectReject(IsCode.SECURITY_REJECTED));
+            assertThat(OrderingAndReadWindowTest.closedAfter(raw)).isTrue();
+        }
+    }
+
+    /** Security Type 0 with Security Information at a keyed passive side: unsigned, IS 11 (§5). */
+    @Test
+    void securityType0_withSecurityInformation_rejectedWithIs11ByAKeyedSide() throws Exception {
+        try (Fixture f = new Fixture(Fixture.loopback("server").withKey(KEY), Fixture.loopback("client"));
+                ConnectListener l = f.server.listen(SERVER);
+                RawPeer raw = RawPeer.connect(Fixture.port(f.server))) {
+            ConnectRequest cr = new ConnectRequest(raw.nextMessage, 0,
+                    RawPeer.ce(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20, 0, CLIENT, SERVER));
+            byte[] seg = RawPeer.withSecurity(cr, ConnectionHeader.SECURITY_NONE, 8, null);
+            assertThat(raw.requestRaw(seg)).isEqualTo(new ConnectReject(IsCode.SECURITY_REJECTED));
+        }
+    }
+
+    /**
+     * A passive side without a key does not check security information (as for a valid Security Type 1
+     * request, §5): a request with Security Type 1 and Security Length 36 or 44 is accepted.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {36, 44})
+    void securityType1_withSecurityLengthOtherThan40_acceptedBySideWithoutAKey(int length) throws Exception {
+        try (Fixture f = new Fixture(); ConnectListener l = f.server.listen(SERVER);
+                RawPeer raw = RawPeer.connect(Fixture.port(f.server))) {
+            Vi vi = f.server.createVi(f.serverAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
+            CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {
+                try {
+                    l.connectWait(T).accept(vi);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, OWN_THREAD);
+            ConnectRequest cr = new ConnectRequest(raw.nextMessage, 0,
+                    RawPeer.ce(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20, 0, CLIENT, SERVER));
+            assertThat(raw.requestRaw(RawPeer.withSecurity(cr, ConnectionHeader.SECURITY_HMAC_SHA256, length, KEY)))
+                    .isInstanceOf(ConnectAccept.class);
+            accepted.get(20, TimeUnit.SECONDS);
+            assertThat(vi.state()).isEqualTo(ViState.CONNECTED);
+        }
+    }
+
+    /**
+     * An active side holding a key that gets a Connect Accept with Security Type 1 and Security Length 36:
+     * not validly signed, a security failure (§5), not a protocol error.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {36, 44})
+    void securityType1_acceptWithSecurityLengthOtherThan40_isASecurityFailureAtAKeyedActiveSide(int length)
+            throws Exception {
+        try (java.net.ServerSocket ss = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+                ViNic client = ViNic.open(NicConfig.loopback().withListen(null).withKey(KEY))) {
+            Vi vi = client.createVi(ViAttributes.of(ReliabilityLevel.RELIABLE_DELIVERY, client.createPtag()), null, null);
+            CompletableFuture<Void> passive = CompletableFuture.runAsync(() -> {
+                try (RawPeer raw = RawPeer.accept(ss)) {
+                    raw.answerRequest(cr -> RawPeer.withSecurity(new ConnectAccept(raw.nextMessage, 0, 4,
+                            RawPeer.ce(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20, 0, SERVER, CLIENT)),
+                            ConnectionHeader.SECURITY_HMAC_SHA256, length, KEY));
+                    OrderingAndReadWindowTest.closedAfter(raw);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }, OWN_THREAD);
+            ViNetAddress at = new ViNetAddress((java.net.InetSocketAddress) ss.getLocalSocketAddress(), SERVER, Fixture.FRAMING);
+            assertThatThrownBy(() -> vi.connectRequest(CLIENT, at, T))
+                    .isInstanceOfSatisfying(ViException.class, e -> assertThat(e.code()).isEqualTo(ViException.Code.SECURITY));
+            passive.get(30, TimeUnit.SECONDS);
+            assertThat(vi.state()).isEqualTo(ViState.IDLE);
         }
     }
 

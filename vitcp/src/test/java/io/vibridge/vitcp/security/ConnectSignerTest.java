@@ -175,6 +175,39 @@ class ConnectSignerTest {
         assertThat(verifier.verify(signedRequest(signer, "cli"), 3, len)).isEqualTo(VerifyResult.OK);
     }
 
+    /**
+     * VITCP-PROFILE §5, issue 12: Security Type 1 with a Security Length other than 40 is MALFORMED (IS 11),
+     * even when its first 40 bytes hold a fresh timestamp and the correct HMAC; it is never signed.
+     */
+    @Test
+    void securityType1WithALengthOtherThan40_isMalformed() throws Exception {
+        ConnectSigner verifier = new ConnectSigner(KEY, clock);
+        for (int length : new int[] {0, 8, 36, 39, 41, 44, 80}) {
+            ConnectionHeader h = header("cli", 0);
+            byte[] info = new byte[length];
+            if (length >= 40) {
+                ByteBuffer.wrap(info).putLong(T0);
+            }
+            ConnectionHeader odd = new ConnectionHeader(h.attributes(), h.calling(), h.mtu(), h.rdmaReadWindow(),
+                    h.called(), ConnectionHeader.SECURITY_HMAC_SHA256, info);
+            ByteBuffer bb = encode(new ConnectRequest(1, 0, odd), ByteOrder.BIG_ENDIAN);
+            int len = bb.capacity() - 3;
+            if (length >= 40) {
+                // the HMAC at the Security Type 1 place, computed as §5 says, with the 32 bytes zeroed
+                int macAt = 3 + len - ((length + 3) & ~3) + 8;
+                Mac mac = Mac.getInstance("HmacSHA256");
+                mac.init(new SecretKeySpec(KEY, "HmacSHA256"));
+                byte[] seg = new byte[len];
+                bb.get(3, seg);
+                bb.put(macAt, mac.doFinal(seg));
+            }
+            assertThat(verifier.verify(bb, 3, len)).as("Security Length %d", length).isEqualTo(VerifyResult.MALFORMED);
+            assertThatThrownBy(() -> verifier.sign(bb, 3, len)).isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThat(VerifyResult.MALFORMED.isCode()).isEqualTo(11);
+        assertThat(verifier.replayGuardSize()).isZero();
+    }
+
     @Test
     void unsignedAndUnknownTypes() {
         ConnectSigner verifier = new ConnectSigner(KEY, clock);

@@ -185,12 +185,8 @@ class SegmentValidationTest {
         assertRejected(s, "Called Discriminator padding", 24 + 16 + 3);
 
         s = ok.clone();
-        s[24 + 20 + 3] = 4; // Security Type 0 with Security Length 4
-        assertRejected(s, "Security Length", 24 + 22);
-
-        s = ok.clone();
-        s[24 + 20 + 1] = 1; // Security Type 1 with Security Length 0
-        assertRejected(s, "Security Length", 24 + 22);
+        s[24 + 20 + 3] = 4; // Security Length 4 that the segment does not hold
+        assertRejected(s, "Security Information", 24 + 24);
 
         s = ok.clone();
         s[1] = (byte) (5 << 3); // no End of Message
@@ -208,6 +204,57 @@ class SegmentValidationTest {
         byte[] s = ok.clone();
         s[24 + 3] = 8; // calling discriminator of 8 bytes that the segment does not hold
         assertRejected(s, "Calling Discriminator", 24 + 8);
+    }
+
+    /**
+     * VITCP-PROFILE §5, issue 12: the codec checks framing only. Security Type 1 with a Security Length other
+     * than 40 (and Type 0 with information) decodes, for the security check to answer IS 11; the
+     * information must still fit in the segment and be zero-padded to 4.
+     */
+    @Test
+    void securityLengthIsNotJudgedByTheCodec_onlyItsFraming() {
+        for (int[] typeAndLength : new int[][] {{1, 0}, {1, 36}, {1, 38}, {1, 44}, {0, 4}, {0, 40}}) {
+            int type = typeAndLength[0];
+            int length = typeAndLength[1];
+            byte[] info = new byte[length];
+            for (int i = 0; i < length; i++) {
+                info[i] = (byte) (i + 1);
+            }
+            ConnectionHeader h = new ConnectionHeader(new ConnectionAttributes(1), Discriminator.ofUtf8("ab"), 32768, 0,
+                    Discriminator.EMPTY, type, info);
+            ConnectRequest r = new ConnectRequest(1, 0, h);
+            ByteBuffer bb = ByteBuffer.allocate(r.encodedLength());
+            r.encode(bb, 0);
+            SegmentView v = view.wrap(placed(bb.array()), PREFIX, bb.capacity());
+            assertThat(v.securityType()).isEqualTo(type);
+            assertThat(v.securityLength()).isEqualTo(length);
+            ConnectionHeader decoded = ((ConnectRequest) ControlSegment.decode(v)).header();
+            assertThat(decoded).isEqualTo(h);
+            assertThat(decoded.isHmacSha256()).isFalse();
+            assertThat(decoded.isSecurityWellFormed()).isFalse();
+        }
+        byte[] ok = request("ab", "");
+        ConnectionHeader unsigned = ((ConnectRequest) ControlSegment.decode(placed(ok), PREFIX, ok.length)).header();
+        assertThat(unsigned.isSecurityWellFormed()).isTrue();
+        assertThat(unsigned.isHmacSha256()).isFalse();
+
+        // framing still holds: Security Length 44 in a segment holding 40 bytes of information
+        ConnectionHeader signed = ConnectionHeader.toBeSigned(new ConnectionAttributes(1), Discriminator.EMPTY, 32768, 0,
+                Discriminator.EMPTY);
+        assertThat(signed.isHmacSha256()).isTrue();
+        assertThat(signed.isSecurityWellFormed()).isTrue();
+        ConnectRequest r = new ConnectRequest(1, 0, signed);
+        ByteBuffer bb = ByteBuffer.allocate(r.encodedLength());
+        r.encode(bb, 0);
+        byte[] s = bb.array();
+        int lengthField = s.length - 40 - 2;
+        s[lengthField + 1] = 44;
+        assertRejected(s, "Security Information", s.length - 40);
+        // Security Length 38: the two padding bytes must be zero
+        s = bb.array().clone();
+        s[lengthField + 1] = 38;
+        s[s.length - 1] = 7;
+        assertRejected(s, "Security Information padding", s.length - 1);
     }
 
     @Test
@@ -334,7 +381,9 @@ class SegmentValidationTest {
         assertThatThrownBy(() -> Segments.writeSend(bb, 0, false, 2, 65512, 0, 0, 0, 0, 0))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new ConnectionHeader(new ConnectionAttributes(0), Discriminator.EMPTY, 0, 0,
-                Discriminator.EMPTY, 1, new byte[39])).isInstanceOf(IllegalArgumentException.class);
+                Discriminator.EMPTY, 0x10000, new byte[0])).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new ConnectionHeader(new ConnectionAttributes(0), Discriminator.EMPTY, 0, 0,
+                Discriminator.EMPTY, 1, new byte[65535])).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new ConnectionAttributes(0x10000)).isInstanceOf(IllegalArgumentException.class);
         // rxDescriptorsPosted is a lifetime counter taken mod 2^16 (VITCP-PROFILE §6)
         SegmentHeader.write(bb, 0, SegmentType.SEND, 2, 24, 0, 0, 0, 0, 0x12345, 0, 0);

@@ -8,6 +8,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetSocket;
+import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.vitcp.engine.ViConnection;
 import java.nio.ByteBuffer;
 import org.slf4j.Logger;
@@ -57,10 +58,13 @@ public final class ClientChannel {
     private boolean pumpAgain;
     private volatile long bytesIn;
     private volatile long bytesOut;
+    /** The gateway-wide counters of this connection's encapsulation. */
+    private final GatewayMetrics.ClientBytes traffic;
 
-    public ClientChannel(long connId, NetSocket socket, ViConnection engine, Runnable afterWritten,
-                         Runnable onClosed) {
+    public ClientChannel(long connId, NetSocket socket, ViConnection engine, GatewayMetrics.ClientBytes traffic,
+                         Runnable afterWritten, Runnable onClosed) {
         this.connId = connId;
+        this.traffic = traffic;
         this.socket = socket;
         this.raw = socket instanceof NetSocketInternal si ? si : null;
         this.engine = engine;
@@ -133,6 +137,7 @@ public final class ClientChannel {
                 engine.receive(nio);
                 int used = nio.position() - start;
                 bytesIn += used;
+                traffic.in().increment(used);
                 if (held == b) {
                     b.skipBytes(used);
                     if (!b.isReadable()) {
@@ -276,6 +281,7 @@ public final class ClientChannel {
     }
 
     private void write(ByteBuf out) {
+        traffic.out().increment(out.readableBytes());
         if (raw != null) {
             // the pooled buffer goes to Netty as it is, which releases it once written (or the channel closed):
             // no Buffer wrapper and no completion listener per segment
