@@ -38,6 +38,8 @@ final class RawPeer implements AutoCloseable {
     /** The seed-004 Connection ID: chosen when connecting, learned from the first frame when accepting. */
     long connectionId = new java.util.Random().nextLong();
     private boolean connectionIdKnown;
+    /** The order field of the last frame read in seed-004 framing (0 or 0xFFFF), -1 in native framing. */
+    int lastOrder = -1;
 
     RawPeer(Socket s) throws IOException {
         this.socket = s;
@@ -131,6 +133,7 @@ final class RawPeer implements AutoCloseable {
         }
         connectionId = RdmaTcpFrame.connectionId(f, 0);
         connectionIdKnown = true;
+        lastOrder = RdmaTcpFrame.order(f, 0);
         int hdr = RdmaTcpFrame.headerLength(f, 0);
         lastLength = segmentLength - hdr;
         return new SegmentView().wrap(ByteBuffer.wrap(all, hdr, lastLength).slice(), 0, lastLength);

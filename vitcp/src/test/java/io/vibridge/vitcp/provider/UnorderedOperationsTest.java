@@ -4,13 +4,14 @@ import static io.vibridge.vitcp.provider.Fixture.CLIENT;
 import static io.vibridge.vitcp.provider.Fixture.SERVER;
 import static io.vibridge.vitcp.provider.Fixture.T;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.vibridge.vitcp.engine.OrderingHint;
 import io.vibridge.vitcp.engine.Status;
 import io.vibridge.vitcp.wire.ConnectAccept;
 import io.vibridge.vitcp.wire.ConnectRequest;
+import io.vibridge.vitcp.rdmatcp.RdmaTcpFrame;
 import io.vibridge.vitcp.wire.Discriminator;
+import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import io.vibridge.vitcp.wire.SegmentHeader;
 import io.vibridge.vitcp.wire.SegmentType;
@@ -24,7 +25,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -34,19 +34,14 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Seed 002 through the provider library: the un-ordered and half-ordered descriptor bits, attribute bit 6 on
  * every connection, the types 9/10/11 on the wire when the sender rule allows them (VITCP-PROFILE §9.10) and
- * 0/1/2 otherwise, and the guarantees that stay (data, completion in posting order, format errors).
+ * 0/1/2 otherwise, and the guarantees that stay (data, completion in posting order, format errors). Runs in
+ * both framings of the provider suite ({@link Fixture#FRAMING}); in seed-004 framing the raw peer also checks
+ * each frame's order field, and the provider-to-provider tests check the data but not the tapped types.
  */
 class UnorderedOperationsTest {
 
-    /**
-     * The wire checks read native VI/TCP segment headers (WireTap, a native RawPeer), so every connection here
-     * is native; a rerun of the provider suite in another framing (system property {@code vibridge.test.framing},
-     * e.g. {@code rdmatcp} for seed-004 framing) skips this class rather than connecting natively twice.
-     */
-    @BeforeAll
-    static void nativeFramingOnly() {
-        assumeTrue("vitcp".equals(System.getProperty("vibridge.test.framing", "vitcp")), "native VI/TCP framing only");
-    }
+    /** The {@link WireTap} reads native segment headers: in seed-004 framing the client connects directly. */
+    static final boolean TAPPED = Fixture.FRAMING == Encapsulation.VITCP;
 
     static Stream<Arguments> levelsAndFlowControl() {
         List<Arguments> l = new ArrayList<>();
@@ -57,7 +52,10 @@ class UnorderedOperationsTest {
         return l.stream();
     }
 
-    /** Creates both VIs, the server pre-posting {@code receives}, and connects the client through {@code tap}. */
+    /**
+     * Creates both VIs, the server pre-posting {@code receives}, and connects the client through {@code tap} in
+     * native framing, directly to the server's port in seed-004 framing.
+     */
     private static void connectThrough(Fixture f, WireTap tap, ViAttributes server, ViAttributes client,
             List<Descriptor> receives) throws Exception {
         f.serverVi = f.server.createVi(server, null, null);
@@ -73,7 +71,7 @@ class UnorderedOperationsTest {
                     throw new IllegalStateException(e);
                 }
             }, Fixture.OWN_THREAD);
-            f.clientVi.connectRequest(CLIENT, tap.address(SERVER), T);
+            f.clientVi.connectRequest(CLIENT, TAPPED ? tap.address(SERVER) : f.serverAddress(SERVER), T);
             accepted.get(T.toSeconds(), TimeUnit.SECONDS);
         }
     }
@@ -87,7 +85,7 @@ class UnorderedOperationsTest {
     @MethodSource("levelsAndFlowControl")
     void unorderedSendWriteAndRead_crossAsTypes9to11_andArriveIntact(ReliabilityLevel level, boolean flowControl)
             throws Exception {
-        try (Fixture f = new Fixture(); WireTap tap = new WireTap(f.server.localAddress())) {
+        try (Fixture f = new Fixture(); WireTap tap = new WireTap(Fixture.port(f.server))) {
             MemoryRegion sr = f.serverRegion(1 << 20);
             MemoryRegion cr = f.clientRegion(1 << 20);
             Descriptor rxSend = Descriptor.receive().data(sr, 0, 100_000);
@@ -141,7 +139,9 @@ class UnorderedOperationsTest {
             if (reads) {
                 expected.add(SegmentType.RDMA_READ_REQUEST_UNORDERED);
             }
-            assertThat(messages(tap.toServer())).isEqualTo(expected);
+            if (TAPPED) {
+                assertThat(messages(tap.toServer())).isEqualTo(expected);
+            }
             assertThat(f.clientVi.state()).isEqualTo(ViState.CONNECTED);
             assertThat(f.serverVi.state()).isEqualTo(ViState.CONNECTED);
         }
@@ -150,7 +150,7 @@ class UnorderedOperationsTest {
     @ParameterizedTest
     @EnumSource(ReliabilityLevel.class)
     void completionsAtTheSender_stayInPostingOrder_whenTypesMix(ReliabilityLevel level) throws Exception {
-        try (Fixture f = new Fixture(); WireTap tap = new WireTap(f.server.localAddress())) {
+        try (Fixture f = new Fixture(); WireTap tap = new WireTap(Fixture.port(f.server))) {
             MemoryRegion sr = f.serverRegion(1 << 20);
             MemoryRegion cr = f.clientRegion(1 << 20);
             List<Descriptor> receives = new ArrayList<>();
@@ -197,7 +197,7 @@ class UnorderedOperationsTest {
             if (reads) {
                 assertThat(Fixture.bytes(cr, 200_000, 2_000)).isEqualTo(Fixture.expected(2_000, 20));
             }
-            if (level != ReliabilityLevel.RELIABLE_RECEPTION) {
+            if (TAPPED && level != ReliabilityLevel.RELIABLE_RECEPTION) {
                 // no Message ACK at these levels: after the first (ordered) Send, everything goes ordered
                 List<SegmentType> types = messages(tap.toServer());
                 assertThat(types).first().isEqualTo(SegmentType.SEND);
@@ -217,8 +217,21 @@ class UnorderedOperationsTest {
             f.close();
         }
 
+        /**
+         * The next segment; in seed-004 framing also checks its frame's order field: 0xFFFF exactly for the
+         * unordered types (VITCP-PROFILE §8, seed 004).
+         */
+        SegmentView read() throws IOException {
+            SegmentView v = raw.read();
+            if (Fixture.FRAMING == Encapsulation.RDMATCP && v.type().consumesMessageNumber()) {
+                assertThat(raw.lastOrder).as("order field of a %s frame", v.type())
+                        .isEqualTo(v.type().isUnordered() ? RdmaTcpFrame.UNORDERED : RdmaTcpFrame.ORDERED);
+            }
+            return v;
+        }
+
         SegmentType next() throws IOException {
-            return raw.read().type();
+            return read().type();
         }
 
         /** A NOP whose Message ACK is {@code ack} (Reliable Reception). */
@@ -235,7 +248,7 @@ class UnorderedOperationsTest {
         CompletableFuture<Void> connected = CompletableFuture.runAsync(() -> {
             try {
                 vi.connectRequest(CLIENT, new ViNetAddress(new InetSocketAddress(ss.getInetAddress(), ss.getLocalPort()),
-                        SERVER), T);
+                        SERVER, Fixture.FRAMING), T);
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
@@ -263,7 +276,7 @@ class UnorderedOperationsTest {
                     throw new IllegalStateException(e);
                 }
             }, Fixture.OWN_THREAD);
-            try (RawPeer raw = RawPeer.connect(f.server.localAddress())) {
+            try (RawPeer raw = RawPeer.connect(Fixture.port(f.server))) {
                 var answer = raw.request(RawPeer.ce(ReliabilityLevel.RELIABLE_RECEPTION, 1 << 20, 4,
                         Discriminator.ofUtf8("raw"), SERVER, true), 0);
                 assertThat(answer).isInstanceOfSatisfying(ConnectAccept.class,
@@ -283,7 +296,7 @@ class UnorderedOperationsTest {
             r.vi().postSend(Descriptor.rdmaRead(0x1000, 7).data(local, 100, 10).unordered());
             assertThat(r.next()).isEqualTo(SegmentType.SEND);
             assertThat(r.next()).isEqualTo(SegmentType.RDMA_WRITE);
-            SegmentView read = r.raw().read();
+            SegmentView read = r.read();
             assertThat(read.type()).isEqualTo(SegmentType.RDMA_READ_REQUEST);
             r.raw().write(r.raw().segment(SegmentType.RDMA_READ_RESPONSE, SegmentHeader.FLAG_END_OF_MESSAGE, 0,
                     read.messageNumber(), 0, 0, null, new byte[10]));
@@ -322,17 +335,17 @@ class UnorderedOperationsTest {
             Descriptor ordered = Descriptor.send().data(local, 0, 10);
             Descriptor held = Descriptor.rdmaWrite(0x1000, 7).data(local, 0, 10).unordered();
             r.vi().postSend(ordered);
-            SegmentView first = r.raw().read();
+            SegmentView first = r.read();
             assertThat(first.type()).isEqualTo(SegmentType.SEND);
             r.vi().postSend(held);
-            SegmentView second = r.raw().read();
+            SegmentView second = r.read();
             assertThat(second.type()).as("the ordered Send is not acknowledged yet").isEqualTo(SegmentType.RDMA_WRITE);
             r.ack(first.messageNumber()); // covers the ordered Send only
             assertThat(r.vi().sendWait(T)).isSameAs(ordered);
             assertThat(held.isDone()).isFalse(); // Reliable Reception: completes on its own ACK
             Descriptor free = Descriptor.send().data(local, 0, 10).unordered();
             r.vi().postSend(free);
-            SegmentView third = r.raw().read();
+            SegmentView third = r.read();
             assertThat(third.type()).as("the unacknowledged RDMA Write is not an ordered message")
                     .isEqualTo(SegmentType.SEND_UNORDERED);
             assertThat(third.messageNumber()).isEqualTo(second.messageNumber() + 1); // one message sequence
@@ -352,7 +365,7 @@ class UnorderedOperationsTest {
             r.vi().postSend(Descriptor.rdmaRead(0x1000, 7).data(local, 100, 10).unordered());
             r.vi().postSend(Descriptor.rdmaWrite(0x1000, 7).data(local, 0, 10).unordered());
             assertThat(r.next()).as("there is no half-ordered type").isEqualTo(SegmentType.SEND);
-            SegmentView read = r.raw().read();
+            SegmentView read = r.read();
             assertThat(read.type()).isEqualTo(SegmentType.RDMA_READ_REQUEST_UNORDERED);
             assertThat(r.next()).isEqualTo(SegmentType.RDMA_WRITE_UNORDERED); // no ACK was ever sent
             r.raw().write(r.raw().segment(SegmentType.RDMA_READ_RESPONSE, SegmentHeader.FLAG_END_OF_MESSAGE, 0,
@@ -388,7 +401,7 @@ class UnorderedOperationsTest {
             assertThat(r.raw().readWithin(300)).isNull();
             // each bit alone is fine, and the refused descriptors took no message number
             r.vi().postSend(Descriptor.send().data(local, 0, 10).unordered());
-            SegmentView s = r.raw().read();
+            SegmentView s = r.read();
             assertThat(s.type()).isEqualTo(SegmentType.SEND_UNORDERED);
             assertThat(s.messageNumber()).isEqualTo(r.request().initialMessageNumber());
             assertThat(r.vi().sendWait(T).isError()).isFalse();
