@@ -5,7 +5,8 @@
 #   deploy/ci/run-integration.sh prepare   # Docker engine (+compose, buildx), vibridge/jre-base:25,
 #                                          # vibridge/prometheus:local; prints what it has
 #   deploy/ci/run-integration.sh smoke     # after `mvn verify`: the compose system (offline override)
-#                                          # up, `vibridge ping` and a short `vibridge perf` through it, down
+#                                          # up, `vibridge ping` (both framings) and a short `vibridge perf`
+#                                          # through it, down
 #   deploy/ci/run-integration.sh cleanup   # removes what tests left: containers and networks labelled
 #                                          # org.testcontainers=true, the compose project "vibridge"
 #   deploy/ci/run-integration.sh all       # prepare, ./mvnw -B -ntp verify (CI=true), smoke, cleanup
@@ -13,6 +14,7 @@
 # `mvn verify` itself builds vibridge/gateway:local (module gateway, pre-integration-test) and runs
 # the Failsafe ITs against it; with CI=true they fail instead of skipping when Docker is missing.
 # Environment: JAVA_HOME (JDK 25, for smoke's ping/perf), SMOKE_PORT (host port of VI/TCP, 7470),
+# SMOKE_RDMATCP_PORT (host port of VI/TCP in seed-004 frames, 7471),
 # SMOKE_ADMIN_PORT (9464), SMOKE_PROMETHEUS_PORT (9090).
 set -euo pipefail
 
@@ -23,7 +25,8 @@ say() { echo "ci-containers: $*"; }
 die() { echo "ci-containers: ERROR: $*" >&2; exit 1; }
 
 compose() {
-  DOCKER_BUILDKIT=0 VIBRIDGE_PORT=${SMOKE_PORT:-7470} VIBRIDGE_ADMIN_PORT=${SMOKE_ADMIN_PORT:-9464} \
+  DOCKER_BUILDKIT=0 VIBRIDGE_PORT=${SMOKE_PORT:-7470} VIBRIDGE_RDMATCP_PORT=${SMOKE_RDMATCP_PORT:-7471} \
+    VIBRIDGE_ADMIN_PORT=${SMOKE_ADMIN_PORT:-9464} \
     VIBRIDGE_PROMETHEUS_PORT=${SMOKE_PROMETHEUS_PORT:-9090} \
     docker compose --project-directory "$repo" -f "$repo/docker-compose.yml" -f "$repo/docker-compose.offline.yml" "$@"
 }
@@ -39,7 +42,7 @@ prepare() {
 }
 
 smoke() {
-  local t=$SECONDS java=${JAVA_HOME:+$JAVA_HOME/bin/}java port=${SMOKE_PORT:-7470}
+  local t=$SECONDS java=${JAVA_HOME:+$JAVA_HOME/bin/}java port=${SMOKE_PORT:-7470} framed=${SMOKE_RDMATCP_PORT:-7471}
   compgen -G "$repo/gateway/target/vibridge/lib/*.jar" >/dev/null \
     || die "no gateway/target/vibridge/lib: run the Maven build first"
   say "compose (offline override) up"
@@ -47,6 +50,10 @@ smoke() {
   compose ps
   local cp="$repo/gateway/target/vibridge/lib/*" rc=0
   "$java" -cp "$cp" io.vibridge.gateway.cli.Main ping --gateway "127.0.0.1:$port" --discriminator demo -c 5 -i 0.2 || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    "$java" -cp "$cp" io.vibridge.gateway.cli.Main ping --gateway "127.0.0.1:$framed" --framing rdmatcp \
+      --discriminator demo -c 5 -i 0.2 || rc=$?
+  fi
   if [ "$rc" -eq 0 ]; then
     "$java" -cp "$cp" io.vibridge.gateway.cli.Main perf --gateway "127.0.0.1:$port" --discriminator demo -n 300 || rc=$?
   fi

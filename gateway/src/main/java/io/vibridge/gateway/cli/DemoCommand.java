@@ -45,17 +45,19 @@ final class DemoCommand implements Callable<Integer> {
             Runtime.getRuntime().halt(0);
         }, "vibridge-demo-shutdown"));
         String gw = "127.0.0.1:" + gateway.port();
+        String framed = gateway.rdmaTcpPort() < 0 ? "off" : "127.0.0.1:" + gateway.rdmaTcpPort();
         System.out.printf("""
                 vibridge demo running:
                   demo target (echo) on the soft fabric at 127.0.0.3, %s
-                  gateway: VI/TCP %s, InfiniBand device %s at %s, admin http://127.0.0.1:%d/metrics
+                  gateway: VI/TCP %s, in RDMA/TCP frames %s, InfiniBand device %s at %s, admin http://127.0.0.1:%d/metrics
                 Try, from another terminal:
                   vibridge ping --gateway %s --discriminator demo
+                  vibridge ping --gateway %s --framing rdmatcp --discriminator demo
                   vibridge perf --gateway %s --discriminator demo
                   curl http://127.0.0.1:%d/connections
                 Ctrl-C stops both.
-                """, target.serviceIdsText(), gw, gateway.device().name(), gateway.device().address().getHostAddress(),
-                gateway.adminPort(), gw, gw, gateway.adminPort());
+                """, target.serviceIdsText(), gw, framed, gateway.device().name(),
+                gateway.device().address().getHostAddress(), gateway.adminPort(), gw, framed, gw, gateway.adminPort());
         System.out.flush();
         stopped.await();
         return 0;
