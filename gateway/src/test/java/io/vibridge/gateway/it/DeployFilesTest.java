@@ -108,7 +108,8 @@ class DeployFilesTest {
         assertThat(exprs).hasSizeGreaterThanOrEqualTo(15).allSatisfy(e -> assertThat(e).contains("vibridge_"));
         assertThat(String.join("\n", exprs)).contains("vibridge_connections_active", "vibridge_connections_rejected_total",
                 "vibridge_bytes_total", "vibridge_credit_stalls_total", "vibridge_cm_rtt_seconds_bucket",
-                "vibridge_ib_retransmissions_total", "vibridge_staging_slots_in_use");
+                "vibridge_ib_retransmissions_total", "vibridge_staging_slots_in_use", "vibridge_client_bytes_total",
+                "vibridge_rdmatcp_frame_errors_total");
     }
 
     private static Map<String, Object> only(List<Map<String, Object>> docs, String kind) {
