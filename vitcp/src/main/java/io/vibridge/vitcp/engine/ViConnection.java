@@ -543,6 +543,9 @@ public final class ViConnection {
         if (unwritten.full()) {
             return -1; // confirm written segments first
         }
+        if (pendingControl == null && state != State.CONNECTED) {
+            return -1; // nothing to send; a passive side must not fix its Connection ID before the first frame
+        }
         FrameWriter f = frames == null ? null : framer();
         ByteBuffer out = f == null ? header : f.segment();
         if (pendingControl != null) {

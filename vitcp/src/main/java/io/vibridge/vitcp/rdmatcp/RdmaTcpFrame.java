@@ -171,6 +171,9 @@ public final class RdmaTcpFrame {
         int len = segmentLength(b, off);
         FrameType type = type(b, off);
         int hdr = type.headerLength();
+        if (len < hdr + SegmentHeader.LENGTH) {
+            return FrameCheck.LENGTH; // before reading CLEN: so short a frame may end before it
+        }
         int control = clen(b, off) * 4;
         if (control < SegmentHeader.LENGTH || hdr + control > len) {
             return FrameCheck.LENGTH;

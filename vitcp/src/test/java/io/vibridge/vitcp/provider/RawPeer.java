@@ -26,13 +26,16 @@ import java.nio.ByteBuffer;
 /**
  * A hand-driven VI/TCP peer over a plain socket, speaking the profile with the wire codecs: it lets
  * tests misbehave (over-run the read window, reset TCP mid-message) and watch the exact segments.
- * In {@link Fixture#FRAMING} {@code rdmatcp} every segment it writes goes in a seed-004 frame and every
- * frame it reads is checked (CRC, Connection ID) and unwrapped (VITCP-PROFILE §8).
+ * In {@code rdmatcp} framing ({@link Fixture#FRAMING} unless a factory names one) every segment it writes
+ * goes in a seed-004 frame and every frame it reads is checked (CRC, Connection ID) and unwrapped
+ * (VITCP-PROFILE §8).
  */
 final class RawPeer implements AutoCloseable {
     final Socket socket;
     private final DataInputStream in;
     private final OutputStream out;
+    /** How segments travel on this socket. */
+    final Encapsulation framing;
     int nextMessage = 1000;
     int peerImn;
     /** The seed-004 Connection ID: chosen when connecting, learned from the first frame when accepting. */
@@ -40,9 +43,16 @@ final class RawPeer implements AutoCloseable {
     private boolean connectionIdKnown;
     /** The order field of the last frame read in seed-004 framing (0 or 0xFFFF), -1 in native framing. */
     int lastOrder = -1;
+    /** In seed-004 framing, the last frame {@link #read()} took, whole (header, segment, padding, CRC). */
+    byte[] lastFrame;
 
     RawPeer(Socket s) throws IOException {
+        this(s, Fixture.FRAMING);
+    }
+
+    RawPeer(Socket s, Encapsulation framing) throws IOException {
         this.socket = s;
+        this.framing = framing;
         s.setTcpNoDelay(true);
         s.setSoTimeout(20_000); // tests never hang on a silent peer
         this.in = new DataInputStream(s.getInputStream());
@@ -50,7 +60,11 @@ final class RawPeer implements AutoCloseable {
     }
 
     static RawPeer connect(InetSocketAddress to) throws IOException {
-        RawPeer p = new RawPeer(new Socket(to.getAddress(), to.getPort()));
+        return connect(to, Fixture.FRAMING);
+    }
+
+    static RawPeer connect(InetSocketAddress to, Encapsulation framing) throws IOException {
+        RawPeer p = new RawPeer(new Socket(to.getAddress(), to.getPort()), framing);
         p.connectionIdKnown = true;
         return p;
     }
@@ -66,7 +80,11 @@ final class RawPeer implements AutoCloseable {
     }
 
     static RawPeer accept(ServerSocket server) throws IOException {
-        return new RawPeer(server.accept());
+        return accept(server, Fixture.FRAMING);
+    }
+
+    static RawPeer accept(ServerSocket server, Encapsulation framing) throws IOException {
+        return new RawPeer(server.accept(), framing);
     }
 
     static ConnectionHeader ce(ReliabilityLevel level, long mtu, int window, Discriminator calling, Discriminator called) {
@@ -112,7 +130,7 @@ final class RawPeer implements AutoCloseable {
         byte[] head = new byte[4];
         in.readFully(head);
         int len = ((head[2] & 0xFF) << 8) | (head[3] & 0xFF);
-        if (Fixture.FRAMING == Encapsulation.RDMATCP) {
+        if (framing == Encapsulation.RDMATCP) {
             return unframe(head, len);
         }
         byte[] all = new byte[len];
@@ -134,14 +152,15 @@ final class RawPeer implements AutoCloseable {
         connectionId = RdmaTcpFrame.connectionId(f, 0);
         connectionIdKnown = true;
         lastOrder = RdmaTcpFrame.order(f, 0);
+        lastFrame = all;
         int hdr = RdmaTcpFrame.headerLength(f, 0);
         lastLength = segmentLength - hdr;
         return new SegmentView().wrap(ByteBuffer.wrap(all, hdr, lastLength).slice(), 0, lastLength);
     }
 
-    /** The bytes that carry the VI/TCP segment {@code s} in {@link Fixture#FRAMING}. */
+    /** The bytes that carry the VI/TCP segment {@code s} in this peer's framing. */
     byte[] onWire(byte[] s) {
-        return Fixture.FRAMING == Encapsulation.RDMATCP
+        return framing == Encapsulation.RDMATCP
                 ? RdmaTcpFrame.frame(ByteBuffer.wrap(s), 0, s.length, connectionId).array() : s;
     }
 
