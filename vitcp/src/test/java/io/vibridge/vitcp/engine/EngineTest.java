@@ -8,7 +8,6 @@ import io.vibridge.vitcp.wire.IsCode;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import io.vibridge.vitcp.wire.SegmentHeader;
 import io.vibridge.vitcp.wire.SegmentType;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -178,25 +177,7 @@ class EngineTest {
 
     /** Everything {@code from} has to write, as the bytes TCP would carry, each segment confirmed written. */
     static byte[] output(ViConnection from) {
-        ByteBuffer header = ByteBuffer.allocate(ViConnection.MAX_HEADER);
-        ByteBuffer[] payload = new ByteBuffer[8];
-        ByteArrayOutputStream wire = new ByteArrayOutputStream();
-        while (from.hasOutput()) {
-            int n = from.produce(header, payload);
-            if (n < 0) {
-                break;
-            }
-            byte[] h = new byte[header.remaining()];
-            header.get(h);
-            wire.writeBytes(h);
-            for (int i = 0; i < n; i++) {
-                byte[] p = new byte[payload[i].remaining()];
-                payload[i].get(p);
-                wire.writeBytes(p);
-            }
-            from.written();
-        }
-        return wire.toByteArray();
+        return EngineOutput.written(from);
     }
 
     /** Moves all output of {@code from} into {@code to} in chunks of random size (1..max). */

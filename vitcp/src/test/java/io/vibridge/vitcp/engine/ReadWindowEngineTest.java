@@ -7,7 +7,6 @@ import io.vibridge.vitcp.engine.EngineTest.Work;
 import io.vibridge.vitcp.wire.ConnectionAttributes;
 import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,25 +29,7 @@ class ReadWindowEngineTest {
 
     /** Produces everything {@code from} has without confirming it: returns the bytes and the segment count. */
     static byte[] produceUnwritten(ViConnection from, int[] segments) {
-        ByteBuffer header = ByteBuffer.allocate(ViConnection.MAX_HEADER);
-        ByteBuffer[] payload = new ByteBuffer[8];
-        ByteArrayOutputStream wire = new ByteArrayOutputStream();
-        while (from.hasOutput()) {
-            int n = from.produce(header, payload);
-            if (n < 0) {
-                break;
-            }
-            byte[] h = new byte[header.remaining()];
-            header.get(h);
-            wire.writeBytes(h);
-            for (int i = 0; i < n; i++) {
-                byte[] p = new byte[payload[i].remaining()];
-                payload[i].get(p);
-                wire.writeBytes(p);
-            }
-            segments[0]++;
-        }
-        return wire.toByteArray();
+        return EngineOutput.unconfirmed(from, segments);
     }
 
     @ParameterizedTest

@@ -7,6 +7,7 @@ import io.vibridge.vitcp.engine.BreakCause;
 import io.vibridge.vitcp.engine.ConnectFailure;
 import io.vibridge.vitcp.engine.ConnectionPeer;
 import io.vibridge.vitcp.engine.EngineOptions;
+import io.vibridge.vitcp.engine.EngineOutput;
 import io.vibridge.vitcp.engine.InboundReceive;
 import io.vibridge.vitcp.engine.LocalEndpoint;
 import io.vibridge.vitcp.engine.OutboundWork;
@@ -385,25 +386,7 @@ class RdmaTcpFrameFuzzTest {
 
     /** Everything the engine has to write, each segment confirmed written. */
     static byte[] drain(ViConnection from) {
-        ByteBuffer header = ByteBuffer.allocate(ViConnection.MAX_HEADER);
-        ByteBuffer[] payload = new ByteBuffer[8];
-        ByteArrayOutputStream wire = new ByteArrayOutputStream();
-        while (from.hasOutput()) {
-            int n = from.produce(header, payload);
-            if (n < 0) {
-                break;
-            }
-            byte[] h = new byte[header.remaining()];
-            header.get(h);
-            wire.writeBytes(h);
-            for (int i = 0; i < n; i++) {
-                byte[] p = new byte[payload[i].remaining()];
-                payload[i].get(p);
-                wire.writeBytes(p);
-            }
-            from.written();
-        }
-        return wire.toByteArray();
+        return EngineOutput.written(from);
     }
 
     // ------------------------------------------------------------------ connected pairs
