@@ -268,6 +268,12 @@ public final class BridgedConnection {
         opened = true;
         phase = Phase.CONNECTED;
         order.maxRead(terms.mtu());
+        if (early != null) {
+            for (EarlyMessage m : early) {
+                targetMessage(m.slot(), m.offset(), m.length(), m.hasImmediate(), m.immediate());
+            }
+            early = null;
+        }
         long keepalive = config.infiniband().keepalive().toMillis();
         if (keepalive > 0) {
             keepaliveTimer = vertx.setPeriodic(keepalive, tick -> {
@@ -345,7 +351,25 @@ public final class BridgedConnection {
         channel.resumeInput();
     }
 
+    /** A target SEND polled before the CM Established event was handled, kept for the client's VI. */
+    private record EarlyMessage(int slot, int offset, int length, boolean hasImmediate, int immediate) {
+    }
+
+    /**
+     * Target SENDs that arrived while the connection still waited for the CM Established event: the target
+     * may send as soon as it has our RTU, and its receive completions and our CM event reach this context in
+     * either order. Delivered in order once the client's VI is connected; null when there were none.
+     */
+    private java.util.ArrayDeque<EarlyMessage> early;
+
     private void targetMessage(int slot, int offset, int length, boolean hasImmediate, int immediate) {
+        if (phase == Phase.CONNECTING_TARGET) {
+            if (early == null) {
+                early = new java.util.ArrayDeque<>(2);
+            }
+            early.addLast(new EarlyMessage(slot, offset, length, hasImmediate, immediate));
+            return;
+        }
         if (engine.state() != ViConnection.State.CONNECTED) {
             return; // the client is gone: the slot stays unposted until teardown
         }
