@@ -22,24 +22,27 @@ import java.util.zip.CRC32;
  * of the Ethernet one, so the CRC of a message is a fixed function of {@code java.util.zip.CRC32}
  * (which the JIT runs with carry-less multiplication) over the message reversed bit for bit. The
  * message is reversed 4 KiB at a time into a pooled scratch area (a direct buffer's chunk is first copied
- * out whole, as its long-by-long reads would go through memory-session checks): a scalar pass that copies its 64-bit
- * words in reverse order, then an in-place {@link Long#reverse} pass that C2 vectorises; then 4 KiB
- * of CRC32. One GF(2) multiplication per 256<sup>k</sup> of length (and a table lookup) turns CRC32's
- * result into ours. The derivation is at {@link #updateReciprocal}.</li>
+ * out whole, as its long-by-long reads would go through memory-session checks) by a {@link BitReversal}:
+ * with the Vector API when the JVM runs with {@code --add-modules jdk.incubator.vector} (our launcher,
+ * tests and benchmarks do), else in scalar Java; then 4 KiB of CRC32. One GF(2) multiplication per
+ * 256<sup>k</sup> of length (and a table lookup) turns CRC32's result into ours. The derivation is at
+ * {@link #updateReciprocal}.</li>
  * </ul>
  *
  * <p>Measured by {@code io.vibridge.bench.vitcp.RdmaTcpCrcBench} over a direct buffer (JDK 25.0.3, AMD
- * EPYC with AVX-512, VPCLMULQDQ and GFNI, a shared 2-core machine at load 1-1.5; benchmarks/README.md has
- * the command and the variants tried):
+ * EPYC with AVX-512, VPCLMULQDQ and GFNI, a shared 2-core machine; benchmarks/README.md has the
+ * command and the variants tried):
  * <pre>
  *                                  1 KiB    9000 B   64 KiB
  *   slice-by-8 as first written   471 ns   4.19 µs  30.8 µs   (2.1 GB/s)
  *   slice-by-8 tuned              360 ns   3.13 µs  22.5 µs   (2.9 GB/s)
- *   this class                     90 ns    486 ns  3.32 µs  (19.8 GB/s)
- *   java.util.zip.CRC32            18 ns    133 ns  0.96 µs    (68 GB/s)
+ *   this class, scalar reversal    92 ns    474 ns  3.21 µs   (20 GB/s)
+ *   this class, vector reversal    75 ns    365 ns  2.13 µs   (31 GB/s)
+ *   java.util.zip.CRC32            18 ns    132 ns  0.92 µs   (71 GB/s)
  * </pre>
- * A VI/TCP stream of 2 GB/s spends 33 µs per 64 KiB segment: 3.3 µs of CRC on the same core costs it 9%
- * of its bandwidth (at 1 GB/s, 5%), where slice-by-8 cost 40-50%.
+ * What that costs a stream is in vitcp/README.md ("RDMA/TCP framing"): through the gateway on this
+ * machine, where every thread shares two cores, 13-14% of 64 KiB Send bandwidth, and the JDK's own
+ * CRC32 in its place (the wrong polynomial, the same passes over memory) 8-10%.
  *
  * <p>Inputs are heap or direct buffers of either byte order (absolute indexes; position, limit and order
  * are left alone) or byte arrays. No call allocates once the pool is filled, except when more threads
@@ -87,6 +90,9 @@ public final class RdmaTcpCrc {
     /** [d] = x^-(8d + 32) mod P; [256k + d] = x^-(8 d 256^k) mod P for k = 1..3 (length digits base 256). */
     private static final int[] INVERSE_POWERS = inversePowers();
 
+    /** How chunks are reversed: with the Vector API when the JVM has it, else in scalar Java. */
+    private static final BitReversal REVERSAL = BitReversal.best();
+
     /** Scratch areas for the reciprocal path: a power of two of slots, at least twice the processors. */
     private static final AtomicReferenceArray<Scratch> POOL = new AtomicReferenceArray<>(
             Integer.highestOneBit(Math.max(2, Runtime.getRuntime().availableProcessors()) * 4 - 1));
@@ -119,6 +125,11 @@ public final class RdmaTcpCrc {
         Objects.checkFromIndexSize(off, length, b.length);
         return length < RECIPROCAL_THRESHOLD ? updateSliceBy8(state, b, off, length)
                 : updateReciprocal(state, b, off, length);
+    }
+
+    /** Which reversal the reciprocal path runs ("vector (512-bit, ...)" or "scalar"), for logs and benchmarks. */
+    public static String implementation() {
+        return REVERSAL.description();
     }
 
     /** The state before any byte. */
@@ -203,11 +214,12 @@ public final class RdmaTcpCrc {
             crc32.reset();
             int hi = off + length;
             // the partial chunk first (at the end of M), so that the last one holds M's first 4 bytes; each
-            // chunk is first copied out whole (one bulk copy), as reading a direct buffer long by long goes
-            // through the memory-session checks, which C2 does not always inline (a 3-6x slower loop)
+            // chunk is first copied out whole (one bulk copy, no allocation): reading a direct buffer word by
+            // word goes through memory-session checks C2 does not always inline (a 3-6x slower loop), and a
+            // MemorySegment over it for vector loads is an object per call
             for (int k = (length - 1) % CHUNK + 1; hi > off; k = CHUNK) {
                 buf.get(hi - k, s.forward, 0, k);
-                reverse(s.forward, k, s.bytes, k);
+                REVERSAL.reverse(s.forward, k, s.bytes, k);
                 hi -= k;
                 feed(crc32, s.bytes, k, hi == off, state);
             }
@@ -228,35 +240,13 @@ public final class RdmaTcpCrc {
             crc32.reset();
             int hi = off + length;
             for (int k = (length - 1) % CHUNK + 1; hi > off; k = CHUNK) {
-                reverse(b, hi, s.bytes, k);
+                REVERSAL.reverse(b, hi, s.bytes, k);
                 hi -= k;
                 feed(crc32, s.bytes, k, hi == off, state);
             }
             return fromCrc32(crc32, length);
         } finally {
             release(s);
-        }
-    }
-
-    /** {@code r[0, k)} = {@code src[hi - k, hi)} reversed bit for bit (bytes in reverse order, each bit-reversed). */
-    private static void reverse(byte[] src, int hi, byte[] r, int k) {
-        int words = k & ~7;
-        for (int j = 0; j < words; j += 8) {
-            ARRAY_LONG_LE.set(r, j, (long) ARRAY_LONG_LE.get(src, hi - 8 - j));
-        }
-        reverseBits(r, words);
-        for (int j = words; j < k; j++) {
-            r[j] = (byte) (Integer.reverse(src[hi - 1 - j]) >>> 24);
-        }
-    }
-
-    /**
-     * Completes the reversal of a chunk whose 64-bit words were copied in reverse order: reverses each
-     * word's bits (and so its bytes). A forward loop over an array: C2 vectorises it.
-     */
-    private static void reverseBits(byte[] r, int words) {
-        for (int j = 0; j < words; j += 8) {
-            ARRAY_LONG_LE.set(r, j, Long.reverse((long) ARRAY_LONG_LE.get(r, j)));
         }
     }
 
