@@ -23,6 +23,7 @@ import io.vibridge.verbs.DeviceCounters;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.Verbs;
 import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.vitcp.rdmatcp.RdmaTcpCrc;
 import io.vibridge.vitcp.wire.Encapsulation;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -138,7 +139,8 @@ public final class GatewayServer implements AutoCloseable {
         ready = true;
         summaryTimer = vertx.setPeriodic(SUMMARY_MILLIS, t -> summary());
         log.info("gateway listening for VI/TCP on {}:{}{}, admin on {}:{}, InfiniBand device {} ({}) at {}",
-                config.listen().host(), port, config.listen().rdmaTcp() ? ", RDMA/TCP framing on port " + rdmaTcpPort : "",
+                config.listen().host(), port, config.listen().rdmaTcp()
+                        ? ", RDMA/TCP framing on port " + rdmaTcpPort + " (CRC reversal: " + RdmaTcpCrc.implementation() + ")" : "",
                 config.admin().host(), adminPort, device.name(), device.providerName(), device.address().getHostAddress());
     }
 

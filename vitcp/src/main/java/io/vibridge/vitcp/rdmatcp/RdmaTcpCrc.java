@@ -40,9 +40,9 @@ import java.util.zip.CRC32;
  *   this class, vector reversal    75 ns    365 ns  2.13 µs   (31 GB/s)
  *   java.util.zip.CRC32            18 ns    132 ns  0.92 µs   (71 GB/s)
  * </pre>
- * What that costs a stream is in vitcp/README.md ("RDMA/TCP framing"): through the gateway on this
- * machine, where every thread shares two cores, 13-14% of 64 KiB Send bandwidth, and the JDK's own
- * CRC32 in its place (the wrong polynomial, the same passes over memory) 8-10%.
+ * What that costs a stream is in vitcp/README.md ("Seed-004 RDMA/TCP framing"): through the gateway on
+ * this 2-core machine 11-14% of 64 KiB Send bandwidth (17% with the scalar reversal), and the JDK's own
+ * CRC32 in its place (the wrong polynomial, the same first pass over the bytes) 8-11%.
  *
  * <p>Inputs are heap or direct buffers of either byte order (absolute indexes; position, limit and order
  * are left alone) or byte arrays. No call allocates once the pool is filled, except when more threads
