@@ -17,7 +17,9 @@
 # cannot see: jdk.naming.dns (Netty's resolver reads name servers through JNDI DNS), jdk.net
 # (extended socket options), jdk.crypto.ec, jdk.charsets, jdk.zipfs, java.net.http, java.xml
 # (logback's XML configuration), jdk.httpserver, and the operations modules java.instrument,
-# jdk.management.agent, jdk.management.jfr and jdk.jcmd (jcmd/jstack in the container).
+# jdk.management.agent, jdk.management.jfr and jdk.jcmd (jcmd/jstack in the container), and the
+# incubator module jdk.incubator.vector, which the launcher adds for the seed-004 CRC (vitcp RdmaTcpCrc).
+# The image carries its module list as the label vibridge.modules: an image of an older list is rebuilt.
 # --generate-cds-archive adds ~29 MB of class-data sharing, which shortens every JVM start (the
 # health check starts one every few seconds).
 set -euo pipefail
@@ -28,7 +30,7 @@ FORCE=0
 MODULES=java.base,java.compiler,java.desktop,java.instrument,java.logging,java.management,\
 java.naming,java.net.http,java.sql,java.xml,jdk.charsets,jdk.crypto.ec,jdk.httpserver,jdk.jcmd,\
 jdk.jfr,jdk.management,jdk.management.agent,jdk.management.jfr,jdk.naming.dns,jdk.net,\
-jdk.unsupported,jdk.zipfs
+jdk.unsupported,jdk.zipfs,jdk.incubator.vector
 readonly JAVA_DIR=/opt/java/openjdk   # same JAVA_HOME as the public eclipse-temurin images
 readonly APP_UID=10001 APP_USER=vibridge
 
@@ -50,8 +52,11 @@ done
 command -v docker >/dev/null 2>&1 || die "docker not found: run deploy/scripts/docker-engine.sh first"
 docker info >/dev/null 2>&1 || die "the Docker engine does not answer: run deploy/scripts/docker-engine.sh first"
 if [ "$FORCE" -eq 0 ] && docker image inspect "$TAG" >/dev/null 2>&1; then
-  say "$TAG exists (use --force to rebuild)"
-  exit 0
+  if [ "$(docker image inspect --format '{{index .Config.Labels "vibridge.modules"}}' "$TAG" 2>/dev/null)" = "$MODULES" ]; then
+    say "$TAG exists (use --force to rebuild)"
+    exit 0
+  fi
+  say "$TAG has another module set: rebuilding it"
 fi
 [ -x "$JDK/bin/jlink" ] || die "no jlink in $JDK (set --jdk to a JDK 25)"
 major=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JDK/release")
@@ -148,6 +153,7 @@ tar -C "$root" --numeric-owner -cf - . | docker import \
   -c "ENV LANG=C.UTF-8" \
   -c "WORKDIR /" \
   -c 'CMD ["java", "-version"]' \
+  -c "LABEL vibridge.modules=$MODULES" \
   -m "local Java 25 base (jlink of $(sed -n 's/^IMPLEMENTOR_VERSION="\(.*\)"/\1/p' "$JDK/release"), busybox-static)" \
   - "$TAG" >/dev/null
 # With --force, drop the image the tag pointed at before, once nothing else refers to it.
