@@ -24,24 +24,17 @@ sealed interface BitReversal permits ScalarBitReversal, VectorBitReversal {
     static BitReversal best() {
         String forced = System.getProperty(PROPERTY, "");
         boolean module = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
-        switch (forced) {
-            case "scalar" -> {
-                return new ScalarBitReversal();
-            }
+        return switch (forced) {
+            case "scalar" -> new ScalarBitReversal();
             case "vector" -> {
                 if (!module) {
                     throw new IllegalStateException(PROPERTY + "=vector needs --add-modules jdk.incubator.vector");
                 }
-                return new VectorBitReversal();
+                yield new VectorBitReversal();
             }
-            case "" -> {
-                if (module && VectorBitReversal.worthwhile()) {
-                    return new VectorBitReversal();
-                }
-                return new ScalarBitReversal();
-            }
+            case "" -> module && VectorBitReversal.worthwhile() ? new VectorBitReversal() : new ScalarBitReversal();
             default -> throw new IllegalStateException(PROPERTY + " is scalar or vector, not '" + forced + "'");
-        }
+        };
     }
 
     /** {@code r[from, k)} byte by byte: the tail of a chunk that is not a whole number of words or vectors. */
