@@ -21,8 +21,8 @@ class FpduGoldenTest {
 
     /**
      * siw's first FPDU from {@code rping -c} (CRC off, notes/siw-iwarp-peer.md): ULPDU length 34, untagged
-     * last Send, QN 0, MSN 1, MO 0, then rping's 16-byte {buf, rkey, size} (values of that run) and a zero
-     * CRC field.
+     * last Send, QN 0, MSN 1, MO 0, then rping's 16-byte {buf, rkey, size} and a zero CRC field. The note
+     * records the header bytes; the 16 payload bytes here are made up in rping's layout.
      */
     static final String SIW_FIRST_SEND = "0022" + "41" + "43" + "00000000" + "00000000" + "00000001" + "00000000"
             + "00007f3c9a2e1000" + "00001a2b" + "00000040" + "00000000";
