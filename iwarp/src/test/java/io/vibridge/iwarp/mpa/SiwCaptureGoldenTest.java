@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Golden vectors recorded from Linux siw (kernel 6.1.0-50, rdma-core 44.0, unmodified {@code rping -V -C 2}
- * between two siw endpoints in the interop VM; captures and recipe in interop's iwarp-captures, frame
- * numbers below): each decodes to the fields rping's protocol puts there, its CRC checks out, and our
+ * between two siw endpoints in the interop VM; the captures and how they were made are in
+ * src/test/resources/siw, frame numbers below): each decodes to the fields rping's protocol puts there, its CRC checks out, and our
  * encoder rebuilds it byte for byte.
  */
 class SiwCaptureGoldenTest {
@@ -25,15 +25,15 @@ class SiwCaptureGoldenTest {
     static final String REQUEST_CRC = "4d504120494420526571204672616d65" + "50020004" + "00010001";         // #4
     static final String REPLY_CRC = "4d504120494420526570204672616d65" + "50020004" + "00010001";           // #6
     static final String FIRST_SEND = "0022414300000000000000000000000100000000"                              // #8
-            + "000055d5c7b95570c86a330000000040" + "3891e07a";
+            + "00005571ec4235708b37540000000040" + "5289c8a0";
     static final String READ_REQUEST = "002e414100000000000000010000000100000000"                            // #9
-            + "041950000000557ec3246f0000000040c86a3300000055d5c7b95570" + "25184b85";
-    static final String READ_RESPONSE = "004ec142041950000000557ec3246f00"                                   // #10
+            + "5e62eb00000055ccd72c0f00000000408b37540000005571ec423570" + "fe630c2c";
+    static final String READ_RESPONSE = "004ec1425e62eb00000055ccd72c0f00"                                   // #10
             + "72646d612d70696e672d303a204142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f60"
-            + "6162636465666768696a6b6c6d6e6f70717200" + "2b03c022";
-    static final String WRITE = "004ec1408e264600000055d5c7b91f00"                                           // #13
+            + "6162636465666768696a6b6c6d6e6f70717200" + "a3d14d2a";
+    static final String WRITE = "004ec14000e5820000005571ec41ff00"                                           // #13
             + "72646d612d70696e672d303a204142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f60"
-            + "6162636465666768696a6b6c6d6e6f70717200" + "2f14db3a";
+            + "6162636465666768696a6b6c6d6e6f70717200" + "e91168a8";
     // siw-rping-p2p.pcap (peer-to-peer, CRC off)
     static final String REQUEST_P2P = "4d504120494420526571204672616d65" + "10020004" + "8001c001";          // #4
     static final String REPLY_P2P = "4d504120494420526570204672616d65" + "10020004" + "80018001";            // #6
@@ -116,8 +116,8 @@ class SiwCaptureGoldenTest {
         ByteBuffer b = s.buffer();
         int p = s.payloadOffset();
         assertThat(s.payloadLength()).isEqualTo(16);        // rping_rdma_info {be64 buf; be32 rkey; be32 size}
-        assertThat(b.getLong(p)).isEqualTo(0x000055d5c7b95570L);
-        assertThat(b.getInt(p + 8)).isEqualTo(0xc86a3300);
+        assertThat(b.getLong(p)).isEqualTo(0x00005571ec423570L);
+        assertThat(b.getInt(p + 8)).isEqualTo(0x8b375400);
         assertThat(b.getInt(p + 12)).isEqualTo(64);
         assertThat(reencode(s, true)).isEqualTo(FIRST_SEND);
     }
@@ -130,8 +130,8 @@ class SiwCaptureGoldenTest {
         assertThat(s.msn()).isEqualTo(1);
         ReadRequest rr = s.readRequest();
         assertThat(rr.size()).isEqualTo(64);
-        assertThat(rr.sourceStag()).isEqualTo(0xc86a3300);             // the client's rkey from the Send
-        assertThat(rr.sourceOffset()).isEqualTo(0x000055d5c7b95570L);  // and its buf
+        assertThat(rr.sourceStag()).isEqualTo(0x8b375400);             // the client's rkey from the Send
+        assertThat(rr.sourceOffset()).isEqualTo(0x00005571ec423570L);  // and its buf
         assertThat(reencode(s, true)).isEqualTo(READ_REQUEST);
     }
 
@@ -154,8 +154,8 @@ class SiwCaptureGoldenTest {
     void writeGoesToTheSinkTheClientAdvertised() {
         DdpSegment s = decode(WRITE, true);
         assertThat(s.opcode()).isEqualTo(RdmapOpcode.RDMA_WRITE);
-        assertThat(s.stag()).isEqualTo(0x8e264600);                    // rkey of the client's second Send (#12)
-        assertThat(s.taggedOffset()).isEqualTo(0x000055d5c7b91f00L);
+        assertThat(s.stag()).isEqualTo(0x00e58200);                    // rkey of the client's second Send (#12)
+        assertThat(s.taggedOffset()).isEqualTo(0x00005571ec41ff00L);
         assertThat(s.payloadLength()).isEqualTo(64);
         assertThat(reencode(s, true)).isEqualTo(WRITE);
     }
