@@ -72,7 +72,8 @@ public final class Fpdu {
         return Integer.reverseBytes(buf.getInt(off + length - CRC_LENGTH));
     }
 
-    private static int compute(CRC32C crc, ByteBuffer buf, int off, int length) {
+    /** The CRC32C of {@code length} bytes at {@code off}, as {@code CRC32C.getValue()} gives it. */
+    static int compute(CRC32C crc, ByteBuffer buf, int off, int length) {
         // position and limit moved and restored rather than a slice: no object per FPDU
         int position = buf.position();
         int limit = buf.limit();

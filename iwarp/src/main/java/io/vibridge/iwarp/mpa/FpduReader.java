@@ -114,13 +114,8 @@ public final class FpduReader {
         if (crc && !Fpdu.crcMatches(b, at, length, crc32c)) {
             throw new IwarpProtocolException(TerminateCode.MPA_CRC, "CRC", at + length - Fpdu.CRC_LENGTH,
                     String.format("FPDU of %d bytes carries 0x%08x, its bytes give 0x%08x", length,
-                            Fpdu.crcField(b, at, length), crcOf(b, at, length)));
+                            Fpdu.crcField(b, at, length), Fpdu.compute(crc32c, b, at, length - Fpdu.CRC_LENGTH)));
         }
-    }
-
-    private int crcOf(ByteBuffer b, int at, int length) {
-        Fpdu.crcMatches(b, at, length, crc32c);     // computes into crc32c
-        return (int) crc32c.getValue();
     }
 
     private static void copy(ByteBuffer from, ByteBuffer to, int max) {

@@ -3,6 +3,7 @@ package io.vibridge.iwarp.mpa;
 import io.vibridge.iwarp.wire.IwarpProtocolException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The passive side of MPA connection setup (RFC 5044 §7.1, RFC 6581), sans I/O: bytes in, a decision,
@@ -88,7 +89,7 @@ public final class MpaResponder {
         int revision = Math.min(Math.max(f.revision(), 1), 2);
         byte[] reason = refusal.getBytes(StandardCharsets.US_ASCII);
         byte[] reply = new MpaFrame(MpaKey.REPLY, false, f.crc() || crcRequired, true, false, revision,
-                java.util.Arrays.copyOf(reason, Math.min(reason.length, MpaFrame.MAX_PRIVATE_DATA))).toBytes();
+                Arrays.copyOf(reason, Math.min(reason.length, MpaFrame.MAX_PRIVATE_DATA))).toBytes();
         return new Outcome.Refused(f, refusal, reply);
     }
 
