@@ -1,6 +1,7 @@
 #!/bin/bash
 # interop/vm/build-image.sh: build (or reuse from the cache) the Debian bookworm guest that runs
-# Linux Soft-RoCE (rdma_rxe) for the interop tests. See README.md.
+# Linux Soft-RoCE (rdma_rxe) and Soft-iWARP (siw, built out of tree: Debian's kernel lacks it) for
+# the interop tests. See README.md.
 #
 #   build-image.sh [--force]
 #
@@ -8,8 +9,10 @@
 # directory holds vmlinuz, initrd.img, rootfs.ext4 (raw ext4, boot it with snapshot=on) and
 # manifest.txt. Cache: ${VIBRIDGE_INTEROP_CACHE:-/var/cache/vibridge-interop}
 #   base-<key>/   debootstrapped tree, keyed by the package list and the base recipe below
+#   siw-<key>/    siw.ko for the base tree's kernel, keyed by the base, its kernel package version and
+#                 the siw recipe below
 #   img-<key>/    the image, keyed by this script and the files in guest/ (edits rebuild it)
-#   debs/         debootstrap's package cache
+#   debs/         debootstrap's package cache; debs-siw/ the siw build's (compiler, kernel source)
 # Needs root. Installs its host tools (debootstrap, e2fsprogs) with apt-get when missing.
 # The Debian mirror is read at run time from the host's apt sources (or $VIBRIDGE_INTEROP_MIRROR).
 set -euo pipefail
@@ -19,8 +22,9 @@ CACHE=${VIBRIDGE_INTEROP_CACHE:-/var/cache/vibridge-interop}
 SUITE=bookworm
 # The guest's packages. udev comes in anyway (initramfs-tools needs it); it also loads the
 # RDMA modules rdma-core's rules ask for. /dev/infiniband/* nodes come from devtmpfs.
+# tcpdump and ethtool: captures of siw's traffic on the guest's lo (siw to siw in one guest).
 PACKAGES=(linux-image-amd64 rdma-core ibverbs-utils rdmacm-utils perftest iproute2 kmod
-          systemd-sysv socat procps)
+          systemd-sysv socat procps tcpdump ethtool)
 KEEP_IMAGES=${VIBRIDGE_INTEROP_KEEP_IMAGES:-3}
 
 FORCE=0
@@ -103,6 +107,67 @@ build_base() {
     rm -f "$tree"/var/log/*.log "$tree"/var/log/apt/* "$tree"/var/cache/debconf/*-old
 }
 base_key=$( { echo "$SUITE ${PACKAGES[*]}"; declare -f build_base; } | sha256sum | cut -c1-16)
+
+# siw: Debian's kernels are built without CONFIG_RDMA_SIW (the user-space provider libsiw is in
+# ibverbs-providers), so siw.ko is compiled here from Debian's own linux-source for the base tree's
+# exact kernel. The build runs in a throw-away copy of the base tree (same libc, the kernel's gcc-12),
+# with the kernel packages pinned to the guest kernel's package version: the mirror may carry other
+# versions (and bookworm-security newer ones), whose headers would give a module the kernel refuses.
+# siw's knobs are compile-time constants in 6.1 (siw_main.c: const bool mpa_crc_required, ...);
+# SIW_PARAMS become module parameters (same defaults, so an unloaded-parameter siw is the stock one)
+# for the tests and captures that need MPA CRC on or peer-to-peer mode:
+#   modprobe siw mpa_crc_required=1, or /sys/module/siw/parameters/* (read at connection setup).
+SIW_PARAMS=(mpa_crc_required mpa_crc_strict peer_to_peer)
+# build_siw TREE KVER KPKGVER OUT LOG: TREE is a scratch copy of the base (it gets packages installed)
+build_siw() {
+    local tree=$1 kver=$2 v=$3 out=$4 log=$5 p n
+    local abi=${kver%-*} flavour=${kver##*-} mm
+    mm=$(cut -d. -f1,2 <<<"$kver")
+    local src=/build/linux-source-$mm/drivers/infiniband/sw/siw
+    # the base's apt, pointed at the same suite (no -security: the kernel came from $SUITE)
+    printf 'deb %s %s main\n' "$MIRROR" "$SUITE" >"$tree/etc/apt/sources.list"
+    cp --remove-destination /etc/resolv.conf "$tree/etc/resolv.conf" 2>/dev/null || true
+    mkdir -p "$CACHE/debs-siw/partial" "$tree/build"
+    mount -t proc proc "$tree/proc"
+    mount --bind "$CACHE/debs-siw" "$tree/var/cache/apt/archives"
+    local rc=0
+    {
+        chroot "$tree" apt-get update -q \
+        && DEBIAN_FRONTEND=noninteractive chroot "$tree" apt-get install -y -q --no-install-recommends \
+            make gcc-12 xz-utils "linux-source-$mm=$v" "linux-headers-$kver=$v" \
+            "linux-headers-$abi-common=$v" "linux-kbuild-$mm=$v" \
+        && tar -C "$tree/build" -xJf "$tree/usr/src/linux-source-$mm.tar.xz" \
+            "linux-source-$mm/drivers/infiniband/sw/siw" \
+        && ( for p in "${SIW_PARAMS[@]}"; do
+               # const bool NAME; -> bool NAME; module_param(NAME, bool, 0644);
+               sed -i "s/^extern const bool $p;/extern bool $p;/" "$tree$src/siw.h"
+               sed -i "s/^const bool $p;/bool $p;\nmodule_param($p, bool, 0644);\nMODULE_PARM_DESC($p, \"vibridge: a constant (false) in 6.1\");/" \
+                   "$tree$src/siw_main.c"
+               n=$(grep -c "^module_param($p, bool, 0644);" "$tree$src/siw_main.c")
+               [[ $n == 1 ]] && grep -q "^extern bool $p;" "$tree$src/siw.h" \
+                   || { echo "siw parameter patch for $p did not apply"; exit 1; }
+             done ) \
+        && chroot "$tree" make -C "/usr/src/linux-headers-$kver" M="$src" CONFIG_RDMA_SIW=m \
+            -j"$(nproc)" modules
+    } >>"$log" 2>&1 || rc=$?
+    umount "$tree/var/cache/apt/archives"
+    umount "$tree/proc"
+    ((rc == 0)) || return "$rc"
+    # the kernel loads it only with its own vermagic (no modversions mismatch either: same headers)
+    local want got
+    want=$(chroot "$tree" modinfo -F vermagic "$(cd "$tree" && find "lib/modules/$kver/kernel/drivers/infiniband/sw/rxe" -name 'rdma_rxe.ko*' | head -n1 | sed 's|^|/|')")
+    got=$(chroot "$tree" modinfo -F vermagic "$src/siw.ko")
+    [[ -n $want && $want == "$got" ]] || { echo "siw.ko vermagic '$got' != kernel's '$want'" >>"$log"; return 1; }
+    mkdir -p "$out"
+    cp "$tree$src/siw.ko" "$out/siw.ko"
+    {
+        echo "kernel=$kver package=$v flavour=$flavour vermagic=$got"
+        echo "built with: $(chroot "$tree" dpkg-query -W -f '${Package} ${Version}\n' gcc-12 "linux-source-$mm" \
+            "linux-headers-$kver" "linux-kbuild-$mm" | paste -sd, | sed 's/,/, /g')"
+        echo "parameters: $(chroot "$tree" modinfo -F parm "$src/siw.ko" | cut -d: -f1 | paste -sd' ')"
+        echo "sha256=$(sha256sum "$out/siw.ko" | cut -d' ' -f1)"
+    } >"$out/info.txt"
+}
 img_key=$( { echo "base=$base_key"; cat "$HERE/build-image.sh";
              cd "$HERE/guest" && for f in $(LC_ALL=C ls); do echo "== $f $(stat -c %a "$f")"; cat "$f"; done; } \
            | sha256sum | cut -c1-16)
@@ -152,6 +217,30 @@ else
     say "base tree cached: $BASE"
 fi
 
+# --- siw.ko for the base's kernel ----------------------------------------------------------------
+kver=$(cd "$BASE/lib/modules" && LC_ALL=C ls | sort -V | tail -n1)
+[[ -n $kver && -f $BASE/boot/vmlinuz-$kver ]] || die "no kernel in the base tree"
+kpkg=$(chroot "$BASE" dpkg-query -W -f '${Version}' "linux-image-$kver") || die "no linux-image-$kver package in the base"
+siw_key=$( { echo "base=$base_key kernel=$kver $kpkg ${SIW_PARAMS[*]}"; declare -f build_siw; } | sha256sum | cut -c1-16)
+SIW=$CACHE/siw-$siw_key
+if [[ $FORCE == 1 || ! -f $SIW/.complete ]]; then
+    say "building siw.ko for $kver (linux-source $kpkg, in a copy of the base tree) ..."
+    t0=$(date +%s)
+    rm -rf "$SIW"
+    cp -a "$BASE" "$WORK/siwtree"
+    if ! build_siw "$WORK/siwtree" "$kver" "$kpkg" "$WORK/siw" "$LOG"; then
+        cp "$LOG" "$CACHE/last-build.log"
+        tail -n 30 "$LOG" >&2
+        die "siw build failed (full log: $CACHE/last-build.log; if linux-source $kpkg is no longer on the mirror, rebuild the base with --force)"
+    fi
+    rm -rf "$WORK/siwtree"
+    mv "$WORK/siw" "$SIW"
+    touch "$SIW/.complete"
+    say "siw.ko built in $(( $(date +%s) - t0 )) s: $SIW"
+else
+    say "siw.ko cached: $SIW"
+fi
+
 # --- image tree: base + guest files ------------------------------------------------------------
 t0=$(date +%s)
 T=$WORK/tree
@@ -182,10 +271,13 @@ mkdir -p "$T/var/tmp/vibridge-bg"
 # rdma-core's udev rules would load iSER, NFS/RDMA (sunrpc) etc. at boot: vibridge-boot loads what it needs
 printf '# vibridge: rdma_rxe, ib_uverbs and rdma_ucm are loaded by vibridge-boot\n' >"$T/etc/rdma/modules/rdma.conf"
 
+# siw.ko where modprobe prefers it (updates/ before kernel/), with its dependencies in modules.dep
+install -D -m 0644 "$SIW/siw.ko" "$T/lib/modules/$kver/updates/siw.ko"
+chroot "$T" depmod -a "$kver" >>"$LOG" 2>&1 || die "depmod failed"
+grep -q '^updates/siw\.ko:' "$T/lib/modules/$kver/modules.dep" || die "depmod did not pick up updates/siw.ko"
+
 # kernel + a small initrd: just what mounts an ext4 root on virtio-blk (MODULES=most makes a 36 MB
 # initrd that costs ~2 s of emulated boot)
-kver=$(cd "$T/lib/modules" && LC_ALL=C ls | sort -V | tail -n1)
-[[ -n $kver && -f $T/boot/vmlinuz-$kver ]] || die "no kernel in the tree"
 printf 'MODULES=list\n' >"$T/etc/initramfs-tools/conf.d/vibridge.conf"
 printf '%s\n' virtio_pci virtio_blk ext4 >>"$T/etc/initramfs-tools/modules"
 mount -t proc proc "$T/proc"
@@ -212,10 +304,11 @@ truncate -s "${size_mb}M" "$WORK/img/rootfs.ext4"
 mkfs.ext4 -q -F -L vibridge-root -O ^has_journal -E root_owner=0:0 -d "$T" "$WORK/img/rootfs.ext4" >>"$LOG" 2>&1 \
     || { tail -n 20 "$LOG" >&2; die "mkfs.ext4 -d failed"; }
 {
-    echo "key=$img_key base=$base_key suite=$SUITE kernel=$kver"
+    echo "key=$img_key base=$base_key siw=$siw_key suite=$SUITE kernel=$kver"
+    echo "siw: $(paste -sd' ' "$SIW/info.txt")"
     echo "built=$(date -u +%FT%TZ) tree_mb=$used_mb image_mb=$size_mb"
     chroot "$T" dpkg-query -W -f '${Package} ${Version}\n' 2>/dev/null \
-        | grep -E '^(linux-image|rdma-core|ibverbs|rdmacm-utils|perftest|socat|systemd |iproute2|udev)'
+        | grep -E '^(linux-image|rdma-core|ibverbs|rdmacm-utils|perftest|socat|systemd |iproute2|udev|tcpdump)'
 } >"$WORK/img/manifest.txt"
 cp "$LOG" "$WORK/img/build.log"
 rm -rf "$IMG"
@@ -228,6 +321,10 @@ ls -1dt "$CACHE"/img-* 2>/dev/null | tail -n +$((KEEP_IMAGES + 1)) | while read 
 for b in "$CACHE"/base-*; do
     [[ -d $b && $b != "$BASE" ]] || continue
     grep -qs "base=${b##*/base-}" "$CACHE"/img-*/manifest.txt || rm -rf "$b"
+done
+for b in "$CACHE"/siw-*; do
+    [[ -d $b && $b != "$SIW" ]] || continue
+    grep -qs "siw=${b##*/siw-}" "$CACHE"/img-*/manifest.txt || rm -rf "$b"
 done
 
 say "image build took $(( $(date +%s) - t_start )) s"

@@ -1,9 +1,10 @@
 #!/bin/bash
-# interop/vm/smoke.sh: end-to-end check of the Soft-RoCE peer VM (see README.md). Needs root.
+# interop/vm/smoke.sh: end-to-end check of the Soft-RoCE/Soft-iWARP peer VM (see README.md). Needs root.
 #   MTU 1500: rping server+client inside the guest (rxe0 to itself), active_mtu 1024, counters,
-#             ping from the host side, a 65 s command through the agent (runs alongside),
+#             ping from the host side, siw0 on the second NIC, rping over siw0 (siw to siw in the
+#             guest) with MPA CRC off and on, a 65 s command through the agent (runs alongside),
 #             netem plumbing (RoCEv2-only filter, both directions), vm_kill + vm_down.
-#   MTU 9000: active_mtu 4096, 8972-byte DF ping, rping again, orderly vm_down.
+#   MTU 9000: active_mtu 4096, 8972-byte DF ping on both links, rping over rxe0 and siw0, orderly vm_down.
 # Exits 0 only if every step passed. SMOKE_LONG=0 skips the 65 s command.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -32,13 +33,16 @@ expect_eq() { [[ $1 == "$2" ]] || { echo "expected '$2', got '$1'"; return 1; };
 active_mtu() { vm_exec -t 30 "ibv_devinfo -d rxe0 | awk '/active_mtu/ {print \$2; exit}'"; }
 check_mtu() { local m; m=$(active_mtu) || return 1; echo "active_mtu=$m"; expect_eq "$m" "$1"; }
 
+# rping_pair [ADDR [DEV]]: rping server and client in the guest on ADDR (default the rxe0 address),
+# checking that rdma_cm put the listener on DEV (default rxe0)
 rping_pair() {
-    local out rc=0
-    vm_exec_bg 'rping -s -a 198.18.0.2 -p 7174 -C 3 -v -V' rping_srv || return 1
-    # the server is up when rdma_cm shows its listening id
-    vm_exec -t 60 'for i in $(seq 1 200); do rdma res show cm_id | grep -q "state LISTEN" && exit 0; sleep 0.2; done; exit 1' \
-        || { echo "rping server not listening"; vm_bg_wait rping_srv 1; return 1; }
-    out=$(vm_exec -t 120 'rping -c -a 198.18.0.2 -p 7174 -C 3 -v -V -S 64') || rc=$?
+    local addr=${1:-$VM_GUEST_IP} dev=${2:-$VM_RXE} out rc=0
+    vm_exec_bg "rping -s -a $addr -p 7174 -C 3 -v -V" rping_srv || return 1
+    # the server is up when rdma_cm shows its listening id, e.g.
+    # "link siw0/1 cm-idn 0 state LISTEN ps TCP pid 400 comm rping src-addr 198.18.1.2:7174 ..."
+    vm_exec -t 60 "for i in \$(seq 1 200); do rdma res show cm_id | grep -q 'link $dev/1 .* state LISTEN .* src-addr $addr:7174 ' && exit 0; sleep 0.2; done; rdma res show cm_id; exit 1" \
+        || { echo "rping server not listening on $dev $addr"; vm_bg_wait rping_srv 1; return 1; }
+    out=$(vm_exec -t 120 "rping -c -a $addr -p 7174 -C 3 -v -V -S 64") || rc=$?
     echo "--- client (rc=$rc)"; echo "$out"
     echo "--- server"; vm_bg_wait rping_srv 60 || rc=$((rc ? rc : 1))
     [[ $(grep -c 'ping data' <<<"$out") == 3 ]] || { echo "client: expected 3 'ping data' lines"; rc=1; }
@@ -55,6 +59,25 @@ counters_nonzero() {
 }
 
 host_ping() { vm_host ping -n -c 3 -i 0.2 -W 3 "$@" "$VM_GUEST_IP"; }
+host_ping2() { vm_host ping -n -c 3 -i 0.2 -W 3 "$@" "$VM_GUEST2_IP"; }
+
+# siw0 exists on the second NIC, is active, and its module is ours (updates/, vibridge's parameters)
+siw_device() {
+    vm_exec -t 30 "rdma link show $VM_SIW/1; ibv_devinfo -d $VM_SIW | grep -E 'transport|state|active_mtu'
+        modinfo -F filename siw; ls /sys/module/siw/parameters" || return 1
+    vm_exec -t 30 "rdma link show $VM_SIW/1 | grep -q 'state ACTIVE .*netdev $VM_GUEST2_NIC' \
+        && ibv_devinfo -d $VM_SIW | grep -q 'transport:.*iWARP' \
+        && [ -w /sys/module/siw/parameters/mpa_crc_required ]"
+}
+
+# rping over siw0 with MPA CRC on (siw's mpa_crc_required parameter, read at connection setup)
+siw_rping_crc() {
+    local rc=0
+    vm_exec -t 30 'echo 1 >/sys/module/siw/parameters/mpa_crc_required' || return 1
+    rping_pair "$VM_GUEST2_IP" "$VM_SIW" || rc=$?
+    vm_exec -t 30 'echo 0 >/sys/module/siw/parameters/mpa_crc_required' || rc=1
+    return $rc
+}
 
 # netem: only UDP dport 4791 goes through netem, in both directions; check with tc's own counters
 netem_plumbing() {
@@ -119,9 +142,13 @@ if step "boot, MTU 1500" vm_up 1500; then
     fi
     step "active_mtu 1024 at MTU 1500" check_mtu 1024
     step "rping server+client in the guest (rxe0)" rping_pair
+    step "siw0 on the second NIC, iWARP, active" siw_device
+    step "rping siw0 to siw0 in the guest" rping_pair "$VM_GUEST2_IP" "$VM_SIW"
+    step "rping siw0 to siw0, MPA CRC on" siw_rping_crc
     step "counters (sent/rcvd > 0)" counters_nonzero && note "counters: $COUNTERS"
     step "ping guest from the host side" host_ping
     step "ping 1472 B DF (full 1500 MTU)" host_ping -M "do" -s 1472
+    step "ping 1472 B DF on the second link (siw0's)" host_ping2 -M "do" -s 1472
     step "vm_qps" vm_qps
     step "netem plumbing (RoCE filter, both dirs)" netem_plumbing
     if [[ -n $LONG_PID ]]; then
@@ -143,7 +170,9 @@ if step "boot, MTU 9000" vm_up 9000; then
     B2=$VM_BOOT_SECONDS
     step "active_mtu 4096 at MTU 9000" check_mtu 4096
     step "ping 8972 B DF (full 9000 MTU)" host_ping -M "do" -s 8972
+    step "ping 8972 B DF on the second link" host_ping2 -M "do" -s 8972
     step "rping at MTU 9000" rping_pair
+    step "rping siw0 to siw0 at MTU 9000" rping_pair "$VM_GUEST2_IP" "$VM_SIW"
     step "counters" counters_nonzero && note "counters: $COUNTERS"
     step "vm_down (orderly)" vm_down
 else

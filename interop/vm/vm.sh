@@ -1,9 +1,13 @@
-# interop/vm/vm.sh: a real Linux RoCE peer (Soft-RoCE, rdma_rxe) in a qemu VM, for tests.
+# interop/vm/vm.sh: a real Linux RoCE peer (Soft-RoCE, rdma_rxe) and iWARP peer (Soft-iWARP, siw) in a
+# qemu VM, for tests.
 # Source it from bash (root):   . interop/vm/vm.sh
 #
 # Address plan (RFC 2544 benchmarking range, exists only inside the namespace):
 #   host side of the tap  198.18.0.1/24  ($VM_HOST_IP, device $VM_TAP = vbtap0, in netns $VM_NS)
 #   guest virtio NIC      198.18.0.2/24  ($VM_GUEST_IP, rxe0 on it, agent on TCP $VM_AGENT_PORT = 7000)
+#   host side of tap 2    198.18.1.1/24  ($VM_HOST2_IP, device $VM_TAP2 = vbtap1, same netns)
+#   guest virtio NIC 2    198.18.1.2/24  ($VM_GUEST2_IP, siw0 on it: rdma_cm picks the RDMA device by
+#                                         the address's netdev, so siw and rxe need a NIC each)
 #   The namespace has no default route and IPv6 off; nothing leaves it. Run host-side peers with
 #   vm_host. One VM per shell at a time; every vm_up gets a fresh namespace vbi-<pid>-<n>.
 #
@@ -15,8 +19,9 @@
 #   vm_up MTU [KERNEL_ARGS] create the netns + tap (MTU 1500 or 9000, same MTU in the guest), boot the
 #                           guest (TCG, 2 vCPUs, 2 GiB, root disk snapshot=on), wait for VIBRIDGE-READY
 #                           (VM_BOOT_TIMEOUT, default 180 s; on failure prints the serial log tail,
-#                           tears everything down and returns 1). Sets VM_NS VM_TAP VM_MTU VM_QEMU_PID
-#                           VM_GUEST_NIC VM_ACTIVE_MTU VM_BOOT_SECONDS VM_SERIAL_LOG VM_LOG_DIR.
+#                           tears everything down and returns 1). Both links get MTU; rxe0 on the
+#                           first, siw0 on the second. Sets VM_NS VM_TAP VM_TAP2 VM_MTU VM_QEMU_PID
+#                           VM_GUEST_NIC VM_GUEST2_NIC VM_ACTIVE_MTU VM_BOOT_SECONDS VM_SERIAL_LOG VM_LOG_DIR.
 #                           Installs EXIT/INT/TERM/HUP traps calling vm_cleanup unless the shell already
 #                           has one for that signal (then call vm_cleanup from yours) or VM_NO_TRAP=1.
 #                           Call it in the main shell, not in $(...): qemu dies with the shell that started it.
@@ -59,6 +64,14 @@ VM_GUEST_IP=198.18.0.2
 VM_PREFIX=24
 VM_AGENT_PORT=7000
 VM_TAP=vbtap0
+VM_GUEST_MAC=52:54:00:12:34:56
+# the second link, for siw0 (Soft-iWARP)
+VM_HOST2_IP=198.18.1.1
+VM_GUEST2_IP=198.18.1.2
+VM_TAP2=vbtap1
+VM_GUEST2_MAC=52:54:00:12:34:57
+VM_RXE=rxe0
+VM_SIW=siw0
 VM_RUN_ROOT=/run/vibridge-interop
 VM_LOG_ROOT=${VIBRIDGE_INTEROP_LOGS:-/tmp/vibridge-interop}
 VM_NS=${VM_NS:-}
@@ -210,20 +223,24 @@ vm_up() {
     mkdir -p "$run" "$logd"
     echo "$$ $(_vm_proc_id $$)" >"$run/owner"
     VM_NS=$ns VM_MTU=$mtu VM_LOG_DIR=$logd VM_SERIAL_LOG=$logd/serial.log VM_RUN_DIR=$run
-    VM_GUEST_NIC= VM_ACTIVE_MTU= VM_BOOT_SECONDS=
+    VM_GUEST_NIC= VM_GUEST2_NIC= VM_ACTIVE_MTU= VM_BOOT_SECONDS=
 
     if ! { ip netns add "$ns" \
            && ip -n "$ns" link set lo up \
            && ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 \
            && ip netns exec "$ns" ip tuntap add dev "$VM_TAP" mode tap \
            && ip -n "$ns" addr add "$VM_HOST_IP/$VM_PREFIX" dev "$VM_TAP" \
-           && ip -n "$ns" link set "$VM_TAP" mtu "$mtu" up; } >"$logd/netns.log" 2>&1; then
+           && ip -n "$ns" link set "$VM_TAP" mtu "$mtu" up \
+           && ip netns exec "$ns" ip tuntap add dev "$VM_TAP2" mode tap \
+           && ip -n "$ns" addr add "$VM_HOST2_IP/$VM_PREFIX" dev "$VM_TAP2" \
+           && ip -n "$ns" link set "$VM_TAP2" mtu "$mtu" up; } >"$logd/netns.log" 2>&1; then
         _vm_err "netns/tap setup failed: $(tr '\n' ' ' <"$logd/netns.log")"
         vm_cleanup; return 1
     fi
 
     local append="root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=1 fsck.mode=skip systemd.show_status=error"
-    append+=" vibridge.ip=$VM_GUEST_IP/$VM_PREFIX vibridge.mtu=$mtu vibridge.port=$VM_AGENT_PORT $extra"
+    append+=" vibridge.ip=$VM_GUEST_IP/$VM_PREFIX vibridge.mac=$VM_GUEST_MAC vibridge.mtu=$mtu vibridge.port=$VM_AGENT_PORT"
+    append+=" vibridge.rxe=$VM_RXE vibridge.ip2=$VM_GUEST2_IP/$VM_PREFIX vibridge.mac2=$VM_GUEST2_MAC vibridge.siw=$VM_SIW $extra"
     _vm_say "booting guest: ns=$ns mtu=$mtu (serial log $VM_SERIAL_LOG)"
     t0=$(_vm_now)
     : >"$VM_SERIAL_LOG"
@@ -239,7 +256,9 @@ vm_up() {
         -kernel "$VM_IMAGE_DIR/vmlinuz" -initrd "$VM_IMAGE_DIR/initrd.img" -append "$append" \
         -drive "file=$VM_IMAGE_DIR/rootfs.ext4,if=virtio,format=raw,snapshot=on" \
         -netdev "tap,id=n0,ifname=$VM_TAP,script=no,downscript=no" \
-        -device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56,romfile= \
+        -device "virtio-net-pci,netdev=n0,mac=$VM_GUEST_MAC,romfile=" \
+        -netdev "tap,id=n1,ifname=$VM_TAP2,script=no,downscript=no" \
+        -device "virtio-net-pci,netdev=n1,mac=$VM_GUEST2_MAC,romfile=" \
         -serial "file:$VM_SERIAL_LOG" -pidfile "$run/qemu.self.pid" ${VM_QEMU_EXTRA:-} \
         </dev/null >"$logd/qemu.log" 2>&1 &
     VM_QEMU_PID=$!
@@ -257,6 +276,8 @@ vm_up() {
         info=$(grep -a 'VIBRIDGE-INFO' "$VM_SERIAL_LOG" | tail -n1 | tr -d '\r')
         [[ $info =~ nic=([^ ]+) ]] && VM_GUEST_NIC=${BASH_REMATCH[1]}
         [[ $info =~ active_mtu=([^ ]+) ]] && VM_ACTIVE_MTU=${BASH_REMATCH[1]}
+        [[ $info =~ nic2=([^ ]+) ]] && VM_GUEST2_NIC=${BASH_REMATCH[1]}
+        [[ -n $VM_GUEST2_NIC ]] || why="no second NIC / $VM_SIW in the guest (old image?): $info"
         vm_exec -t 30 true >/dev/null || why="agent on $VM_GUEST_IP:$VM_AGENT_PORT does not answer"
     fi
     if [[ -n $why ]]; then
@@ -265,7 +286,7 @@ vm_up() {
         vm_cleanup; return 1
     fi
     VM_BOOT_SECONDS=$(_vm_since "$t0")
-    _vm_say "guest up in ${VM_BOOT_SECONDS} s: nic=$VM_GUEST_NIC mtu=$mtu active_mtu=$VM_ACTIVE_MTU"
+    _vm_say "guest up in ${VM_BOOT_SECONDS} s: nic=$VM_GUEST_NIC ($VM_RXE) nic2=$VM_GUEST2_NIC ($VM_SIW) mtu=$mtu active_mtu=$VM_ACTIVE_MTU"
 }
 
 _vm_need_up() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""iwarp-captures/fpdus.py: lists the MPA Request/Reply and every MPA FPDU of a pcap of one iWARP
+"""iwarp/src/test/resources/siw/fpdus.py: lists the MPA Request/Reply and every MPA FPDU of a pcap of one iWARP
 connection (siw's rping captures here), reassembled from each direction's TCP byte stream with
 tshark's field output (no other dependency), with the frames each spans and its bytes in hex.
 

@@ -1,9 +1,9 @@
 #!/bin/bash
-# iwarp-captures/record.sh: records what Linux Soft-iWARP (siw) puts on the wire, siw to siw, with
+# iwarp/src/test/resources/siw/record.sh: records what Linux Soft-iWARP (siw) puts on the wire, siw to siw, with
 # unmodified rping (rdma-core) in the interop VM (interop/vm), into the pcaps beside this script.
 # Needs root; boots the VM (one at a time: it owns the vbtap0/vbtap1 namespace pair). See README.md.
 #
-#   iwarp-captures/record.sh [OUTDIR]      (default: the folder of this script)
+#   iwarp/src/test/resources/siw/record.sh [OUTDIR]      (default: the folder of this script)
 #
 # Both rping ends run in the guest on siw0 (198.18.1.2, eth1): the TCP connection between them goes
 # over the guest's lo, where tcpdump records it. lo gets the links' MTU (1500) and no TSO/GSO/GRO for
@@ -12,7 +12,7 @@
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT=${1:-$HERE}
-. "$HERE/../interop/vm/vm.sh"
+. "$HERE/../../../../../interop/vm/vm.sh"
 mkdir -p "$OUT"
 
 vm_up 1500 || exit 1
