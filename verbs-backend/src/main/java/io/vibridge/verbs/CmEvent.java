@@ -11,8 +11,15 @@ public sealed interface CmEvent {
                           int responderResources, int initiatorDepth) implements CmEvent {
     }
 
-    /** The connection is up; {@code privateData} is the REP's (active side) or the RTU's (passive side). */
-    record Established(CmId id, byte[] privateData) implements CmEvent {
+    /**
+     * The connection is up; {@code privateData} is the REP's (active side) or the RTU's (passive side). On the
+     * active side {@code responderResources} and {@code initiatorDepth} are the REP's (IBA 12.7.30: the READs
+     * the peer accepts and issues at once), else -1 (unknown).
+     */
+    record Established(CmId id, byte[] privateData, int responderResources, int initiatorDepth) implements CmEvent {
+        public Established(CmId id, byte[] privateData) {
+            this(id, privateData, -1, -1);
+        }
     }
 
     /** The peer rejected (REJ): IBA reason code (8 invalid Service ID, 28 consumer reject, ...). */

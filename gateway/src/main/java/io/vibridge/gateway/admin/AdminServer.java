@@ -76,6 +76,7 @@ public final class AdminServer {
         for (ConnectionInfo c : connections.get()) {
             array.add(new JsonObject()
                     .put("id", c.id())
+                    .put("frontEnd", c.frontEnd())
                     .put("client", c.client())
                     .put("route", c.route())
                     .put("target", c.target())

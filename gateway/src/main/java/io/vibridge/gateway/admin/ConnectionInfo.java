@@ -4,14 +4,15 @@ package io.vibridge.gateway.admin;
  * One bridged connection as the admin endpoint lists it.
  *
  * @param id          the gateway's connection id (also in every log line of the connection)
- * @param client      the VI/TCP client's address, {@code ip:port}
- * @param route       the route name the called discriminator matched
+ * @param client      the client's TCP address, {@code ip:port}
+ * @param route       the route (its match): the called discriminator's, or the iWARP listener's
  * @param target      the InfiniBand-side target, {@code ip:port/serviceId}
  * @param state       the bridge's state
  * @param bytesIn     payload bytes from the client towards the target
  * @param bytesOut    payload bytes from the target towards the client
- * @param openedAtMillis when the client's Connect Request arrived, milliseconds since the epoch
+ * @param openedAtMillis when the connection was accepted, milliseconds since the epoch
+ * @param frontEnd    the TCP-side protocol: {@code vitcp}, {@code rdmatcp} or {@code iwarp}
  */
 public record ConnectionInfo(long id, String client, String route, String target, String state,
-                             long bytesIn, long bytesOut, long openedAtMillis) {
+                             long bytesIn, long bytesOut, long openedAtMillis, String frontEnd) {
 }

@@ -36,6 +36,7 @@ public final class BridgeContext {
     private final AtomicInteger bridged = new AtomicInteger();
     private final ConcurrentHashMap<InetAddress, AtomicInteger> perClient = new ConcurrentHashMap<>();
     final Set<BridgedConnection> bridges = ConcurrentHashMap.newKeySet();
+    final Set<IwarpBridge> iwarpBridges = ConcurrentHashMap.newKeySet();
     /**
      * Source ports for the CMA headers of rdma-cm routes (CM-MAPPING §5), handed out in turn over Linux's
      * default ephemeral range (net.ipv4.ip_local_port_range 32768-60999) from a random start, as rdma_cm binds
@@ -84,6 +85,11 @@ public final class BridgeContext {
     /** Bridges currently alive (admin listing, shutdown). */
     public Set<BridgedConnection> bridges() {
         return bridges;
+    }
+
+    /** iWARP bridges currently alive (admin listing, shutdown). */
+    public Set<IwarpBridge> iwarpBridges() {
+        return iwarpBridges;
     }
 
     long nextId() {

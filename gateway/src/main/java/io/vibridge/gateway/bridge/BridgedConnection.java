@@ -637,7 +637,8 @@ public final class BridgedConnection {
 
     public ConnectionInfo info() {
         return new ConnectionInfo(id, clientAddress.getHostAddress() + ":" + clientPort, routeName(), targetName(),
-                phase.name(), channel.bytesIn(), channel.bytesOut(), openedAtMillis);
+                phase.name(), channel.bytesIn(), channel.bytesOut(), openedAtMillis,
+                io.vibridge.gateway.metrics.FrontEnd.of(engine.encapsulation()).label());
     }
 
     /** The route's discriminator as text ("" before the Connect Request): built on demand, not per connection. */

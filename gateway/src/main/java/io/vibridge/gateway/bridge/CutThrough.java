@@ -245,6 +245,19 @@ final class CutThrough implements QueuePairAccessHandler {
             readData.position(Math.max(readData.position(), (int) offset + src.remaining()));
         }
 
+        /** Places {@code n} bytes of the answer to this READ at {@code offset} (the iWARP front end's Read Response). */
+        void place(long offset, ByteBuffer src, int srcOff, int n) {
+            if (parent != null) {
+                parent.data.put(parentOffset + (int) offset, src, srcOff, n);
+                return;
+            }
+            if (readData == null) {
+                readData = ByteBuffer.allocate(length);
+            }
+            readData.put((int) offset, src, srcOff, n);
+            readData.position(Math.max(readData.position(), (int) offset + n));
+        }
+
         @Override
         public void messageNumber(int n) {
             number = n;

@@ -26,7 +26,7 @@ import java.util.Set;
  * {@link ConfigError} naming its key.
  */
 public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, Limits limits, Security security,
-        Infiniband infiniband, Routes routes, Duration shutdownGrace) {
+        Infiniband infiniband, Iwarp iwarp, Routes routes, Duration shutdownGrace) {
 
     public static final String ROOT = "vibridge.gateway";
 
@@ -78,6 +78,47 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
     public record Infiniband(String provider, InetAddress address, int udpPort, int pathMtu, int retryCount,
             int rnrRetry, int localAckTimeout, int cmResponseTimeout, int maxCmRetries, int initiatorDepth,
             int responderResources, Duration keepalive, String faults, String udpOffload) {
+    }
+
+    /**
+     * The iWARP front end: listeners on {@code host}, each routing its clients to one route (by the route's
+     * {@code match}) unless a client-address rule picks another; CRC32C when asked or always; the largest
+     * FPDU emitted; how long a client may take to send its MPA Request.
+     */
+    public record Iwarp(String host, java.util.List<IwarpListener> listeners, boolean crcRequired, int maxFpdu,
+            Duration requestTimeout) {
+    }
+
+    /** One iWARP port: its default route and the client-address rules tried first. */
+    public record IwarpListener(int port, Route route, java.util.List<ClientRule> clients) {
+        /** The route for a client at {@code address}: the first rule whose prefix holds it, else the port's. */
+        public Route routeFor(InetAddress address) {
+            for (ClientRule r : clients) {
+                if (r.matches(address)) {
+                    return r.route();
+                }
+            }
+            return route;
+        }
+    }
+
+    /** Clients whose address lies in {@code network}/{@code prefixLength} go to {@code route}. */
+    public record ClientRule(InetAddress network, int prefixLength, Route route) {
+        public boolean matches(InetAddress a) {
+            byte[] n = network.getAddress();
+            byte[] x = a.getAddress();
+            if (n.length != x.length) {
+                return false;
+            }
+            int bits = prefixLength;
+            for (int i = 0; i < n.length && bits > 0; i++, bits -= 8) {
+                int mask = bits >= 8 ? 0xFF : (0xFF << (8 - bits)) & 0xFF;
+                if (((n[i] ^ x[i]) & mask) != 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     /** Connections the staging pool can hold at once: max-slots / slots per connection. */
@@ -162,7 +203,9 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                 throw new ConfigError(e.key(), e.reason());
             }
             Duration grace = nonNegative(c, "shutdown-grace");
-            GatewayConfig g = new GatewayConfig(listen, admin, vi, staging, limits, security, ib, routes, grace);
+            Iwarp iwarp = iwarp(c, listen, routes);
+            GatewayConfig g = new GatewayConfig(listen, admin, vi, staging, limits, security, ib, iwarp, routes,
+                    grace);
             g.checkRoutes();
             return g;
         } catch (ConfigException.Missing e) {
@@ -286,6 +329,80 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                 intIn(c, "infiniband.initiator-depth", 1, 255, false),
                 intIn(c, "infiniband.responder-resources", 0, 255, false),
                 nonNegative(c, "infiniband.keepalive"), faults, offload);
+    }
+
+    private static Iwarp iwarp(Config c, Listen listen, Routes routes) {
+        String host = c.getString("iwarp.host").isBlank() ? listen.host() : c.getString("iwarp.host");
+        String crc = c.getString("iwarp.crc").trim().toLowerCase(java.util.Locale.ROOT);
+        if (!Set.of("when-asked", "required").contains(crc)) {
+            throw new ConfigError("iwarp.crc", "must be when-asked or required, got " + crc);
+        }
+        java.util.List<IwarpListener> listeners = new java.util.ArrayList<>();
+        Set<Integer> ports = new java.util.HashSet<>();
+        var list = c.getConfigList("iwarp.listeners");
+        for (int i = 0; i < list.size(); i++) {
+            String k = "iwarp.listeners[" + i + "]";
+            Config l = list.get(i);
+            for (var e : l.entrySet()) {
+                if (!Set.of("port", "route", "clients").contains(e.getKey())) {
+                    throw new ConfigError(k + "." + e.getKey(), "unknown key (port, route, clients)");
+                }
+            }
+            int port = port(l, "port", true);
+            if (port != 0 && (!ports.add(port) || port == listen.port() || port == listen.rdmaTcpPort())) {
+                throw new ConfigError(k + ".port", "port " + port + " is already taken by another listener");
+            }
+            java.util.List<ClientRule> rules = new java.util.ArrayList<>();
+            if (l.hasPath("clients")) {
+                var cl = l.getConfigList("clients");
+                for (int j = 0; j < cl.size(); j++) {
+                    String rk = k + ".clients[" + j + "]";
+                    rules.add(clientRule(rk, cl.get(j), routes));
+                }
+            }
+            listeners.add(new IwarpListener(port, routeNamed(k + ".route", string(l, "route"), routes),
+                    java.util.List.copyOf(rules)));
+        }
+        return new Iwarp(host, java.util.List.copyOf(listeners), crc.equals("required"),
+                intIn(c, "iwarp.max-fpdu", 64, 65535, true), positive(c, "iwarp.request-timeout"));
+    }
+
+    private static ClientRule clientRule(String key, Config r, Routes routes) {
+        String from = string(r, "from");
+        int slash = from.indexOf('/');
+        InetAddress net;
+        try {
+            net = InetAddress.ofLiteral(slash < 0 ? from : from.substring(0, slash));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigError(key + ".from", "not an address or address/prefix: " + from);
+        }
+        int max = net.getAddress().length * 8;
+        int prefix;
+        try {
+            prefix = slash < 0 ? max : Integer.parseInt(from.substring(slash + 1));
+        } catch (NumberFormatException e) {
+            prefix = -1;
+        }
+        if (prefix < 0 || prefix > max) {
+            throw new ConfigError(key + ".from", "prefix length must be 0.." + max + ": " + from);
+        }
+        return new ClientRule(net, prefix, routeNamed(key + ".route", string(r, "route"), routes));
+    }
+
+    /** The route whose {@code match} is {@code name} exactly. */
+    private static Route routeNamed(String key, String name, Routes routes) {
+        Discriminator d;
+        try {
+            d = Discriminator.parse(name);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigError(key, e.getMessage());
+        }
+        for (Route r : routes.routes()) {
+            if (r.discriminator().equals(d)) {
+                return r;
+            }
+        }
+        throw new ConfigError(key, "no route has match = \"" + name + "\"");
     }
 
     private static String string(Config c, String key) {

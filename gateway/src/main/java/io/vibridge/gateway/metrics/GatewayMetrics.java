@@ -24,10 +24,10 @@ import java.util.function.ToDoubleFunction;
 public final class GatewayMetrics {
 
     private final MeterRegistry registry;
-    private final AtomicLong[] activeConnections = new AtomicLong[Encapsulation.values().length];
-    private final Counter[] connectionsOpened = new Counter[Encapsulation.values().length];
-    private final Counter[] connectionsClosed = new Counter[Encapsulation.values().length];
-    private final ClientBytes[] clientBytes = new ClientBytes[Encapsulation.values().length];
+    private final AtomicLong[] activeConnections = new AtomicLong[FrontEnd.values().length];
+    private final Counter[] connectionsOpened = new Counter[FrontEnd.values().length];
+    private final Counter[] connectionsClosed = new Counter[FrontEnd.values().length];
+    private final ClientBytes[] clientBytes = new ClientBytes[FrontEnd.values().length];
     private final Map<FrameCheck, Counter> frameErrors = new EnumMap<>(FrameCheck.class);
     private final Map<RejectReason, Counter> rejects = new EnumMap<>(RejectReason.class);
     private final Counter[][] bytes = new Counter[Direction.values().length][Operation.values().length];
@@ -38,15 +38,15 @@ public final class GatewayMetrics {
 
     public GatewayMetrics(MeterRegistry registry) {
         this.registry = registry;
-        for (Encapsulation e : Encapsulation.values()) {
+        for (FrontEnd e : FrontEnd.values()) {
             int i = e.ordinal();
             activeConnections[i] = new AtomicLong();
             Gauge.builder("vibridge.connections.active", activeConnections[i], AtomicLong::get)
-                    .description("VI/TCP connections currently bridged, by encapsulation")
+                    .description("Connections currently bridged, by front end (encapsulation: vitcp, rdmatcp, iwarp)")
                     .tag("encapsulation", e.label())
                     .register(registry);
             connectionsOpened[i] = Counter.builder("vibridge.connections.opened")
-                    .description("VI/TCP connections bridged since start (Connect Accept sent), by encapsulation")
+                    .description("Connections bridged since start (VI Connect Accept or MPA Reply sent), by front end")
                     .tag("encapsulation", e.label())
                     .register(registry);
             connectionsClosed[i] = Counter.builder("vibridge.connections.closed")
@@ -100,10 +100,10 @@ public final class GatewayMetrics {
                 .register(registry);
     }
 
-    private Counter clientBytes(Encapsulation e, String direction) {
+    private Counter clientBytes(FrontEnd e, String direction) {
         return Counter.builder("vibridge.client.bytes")
-                .description("Bytes read from (in) and written to (out) VI clients' TCP connections, headers and "
-                        + "framing included, by encapsulation")
+                .description("Bytes read from (in) and written to (out) clients' TCP connections, headers and "
+                        + "framing included, by front end")
                 .baseUnit("bytes")
                 .tag("encapsulation", e.label())
                 .tag("direction", direction)
@@ -118,18 +118,30 @@ public final class GatewayMetrics {
         return registry;
     }
 
-    public void connectionOpened(Encapsulation e) {
+    public void connectionOpened(FrontEnd e) {
         activeConnections[e.ordinal()].incrementAndGet();
         connectionsOpened[e.ordinal()].increment();
     }
 
-    public void connectionClosed(Encapsulation e) {
+    public void connectionClosed(FrontEnd e) {
         activeConnections[e.ordinal()].decrementAndGet();
         connectionsClosed[e.ordinal()].increment();
     }
 
-    public ClientBytes clientBytes(Encapsulation e) {
+    public ClientBytes clientBytes(FrontEnd e) {
         return clientBytes[e.ordinal()];
+    }
+
+    public void connectionOpened(Encapsulation e) {
+        connectionOpened(FrontEnd.of(e));
+    }
+
+    public void connectionClosed(Encapsulation e) {
+        connectionClosed(FrontEnd.of(e));
+    }
+
+    public ClientBytes clientBytes(Encapsulation e) {
+        return clientBytes(FrontEnd.of(e));
     }
 
     /** A connection ended by a seed-004 frame check (a bad CRC, an unknown Connection ID, ...). */

@@ -12,6 +12,7 @@ import io.vertx.core.net.NetSocket;
 import io.vibridge.gateway.admin.AdminServer;
 import io.vibridge.gateway.admin.ConnectionInfo;
 import io.vibridge.gateway.bridge.BridgedConnection;
+import io.vibridge.gateway.bridge.IwarpBridge;
 import io.vibridge.gateway.bridge.BridgeContext;
 import io.vibridge.gateway.bridge.staging.StagingPool;
 import io.vibridge.gateway.config.GatewayConfig;
@@ -55,6 +56,7 @@ public final class GatewayServer implements AutoCloseable {
     private AdminServer admin;
     private int port;
     private int rdmaTcpPort = GatewayConfig.Listen.OFF;
+    private final List<Integer> iwarpPorts = new ArrayList<>();
     private int adminPort;
     private volatile boolean ready;
     private volatile boolean closed;
@@ -134,6 +136,9 @@ public final class GatewayServer implements AutoCloseable {
         if (config.listen().rdmaTcp()) {
             rdmaTcpPort = listen(config.listen().rdmaTcpPort(), Encapsulation.RDMATCP);
         }
+        for (GatewayConfig.IwarpListener l : config.iwarp().listeners()) {
+            iwarpPorts.add(listenIwarp(l));
+        }
         admin = new AdminServer(vertx, registry, () -> ready && !closed, this::connections);
         adminPort = await(admin.start(config.admin().host(), config.admin().port()));
         ready = true;
@@ -142,6 +147,42 @@ public final class GatewayServer implements AutoCloseable {
                 config.listen().host(), port, config.listen().rdmaTcp()
                         ? ", RDMA/TCP framing on port " + rdmaTcpPort + " (CRC reversal: " + RdmaTcpCrc.implementation() + ")" : "",
                 config.admin().host(), adminPort, device.name(), device.providerName(), device.address().getHostAddress());
+        for (int i = 0; i < iwarpPorts.size(); i++) {
+            GatewayConfig.IwarpListener l = config.iwarp().listeners().get(i);
+            log.info("iWARP (MPA rev 2, CRC {}) on {}:{} to route {}{}", config.iwarp().crcRequired() ? "required"
+                    : "when asked", config.iwarp().host(), iwarpPorts.get(i), l.route().discriminator(),
+                    l.clients().isEmpty() ? "" : " (" + l.clients().size() + " client-address rules first)");
+        }
+    }
+
+    /** Binds one iWARP listener (one per event loop, as {@link #listen}); its port. */
+    private int listenIwarp(GatewayConfig.IwarpListener l) {
+        NetServerOptions o = new NetServerOptions().setTcpNoDelay(true).setReuseAddress(true)
+                .setHost(config.iwarp().host()).setPort(l.port()).setAcceptBacklog(4096);
+        if (o.getPort() == 0) {
+            o.setPort(-RANDOM_PORT_KEYS.incrementAndGet());
+        }
+        int bound = listenOn(o, socket -> onIwarpConnect(socket, l));
+        for (int i = 1; i < LISTENERS; i++) {
+            listenOn(o, socket -> onIwarpConnect(socket, l));
+        }
+        return bound;
+    }
+
+    private void onIwarpConnect(NetSocket socket, GatewayConfig.IwarpListener l) {
+        if (closed || !ready || !rate.tryAcquire()) {
+            if (ready && !closed) {
+                shared.metrics().rejected(RejectReason.LIMIT);
+            }
+            socket.close();
+            return;
+        }
+        new IwarpBridge(shared, vertx, socket, l).start();
+    }
+
+    /** The iWARP listeners' ports, in the order of {@code iwarp.listeners}. */
+    public List<Integer> iwarpPorts() {
+        return List.copyOf(iwarpPorts);
     }
 
     /** Binds the listeners of one encapsulation on {@code requested} (0: OS-chosen); the bound port. */
@@ -156,9 +197,9 @@ public final class GatewayServer implements AutoCloseable {
         if (o.getPort() == 0) {
             o.setPort(-RANDOM_PORT_KEYS.incrementAndGet());
         }
-        int bound = listenOn(o, encapsulation);
+        int bound = listenOn(o, socket -> onConnect(socket, encapsulation));
         for (int i = 1; i < LISTENERS; i++) {
-            listenOn(o, encapsulation);
+            listenOn(o, socket -> onConnect(socket, encapsulation));
         }
         return bound;
     }
@@ -184,12 +225,12 @@ public final class GatewayServer implements AutoCloseable {
     private static final int LISTENERS = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), 8));
 
     /** Binds one listener on a fresh event-loop context (the next event loop, round robin); its port. */
-    private int listenOn(NetServerOptions o, Encapsulation encapsulation) {
+    private int listenOn(NetServerOptions o, io.vertx.core.Handler<NetSocket> onSocket) {
         ContextInternal ctx = ((VertxInternal) vertx).createEventLoopContext();
         Promise<NetServer> bound = Promise.promise();
         NetServerOptions copy = new NetServerOptions(o);
         ctx.runOnContext(v -> {
-            NetServer s = vertx.createNetServer(copy).connectHandler(socket -> onConnect(socket, encapsulation));
+            NetServer s = vertx.createNetServer(copy).connectHandler(onSocket);
             synchronized (servers) {
                 servers.add(s);
             }
@@ -250,9 +291,16 @@ public final class GatewayServer implements AutoCloseable {
         m.functionCounter(name, desc, device, d -> f.applyAsDouble(d.counters()), tags);
     }
 
+    private boolean anyBridge() {
+        return !shared.bridges().isEmpty() || !shared.iwarpBridges().isEmpty();
+    }
+
     private List<ConnectionInfo> connections() {
         List<ConnectionInfo> l = new ArrayList<>();
         for (BridgedConnection b : shared.bridges()) {
+            l.add(b.info());
+        }
+        for (IwarpBridge b : shared.iwarpBridges()) {
             l.add(b.info());
         }
         l.sort((a, b) -> Long.compare(a.id(), b.id()));
@@ -302,26 +350,33 @@ public final class GatewayServer implements AutoCloseable {
         // new connections are closed at once from here on (closed = true); the listener itself is closed
         // after the drain, because closing a Vert.x NetServer closes its open connections too
         Duration grace = config.shutdownGrace();
-        int open = shared.bridges().size();
+        int open = shared.bridges().size() + shared.iwarpBridges().size();
         if (open > 0) {
             log.info("gateway shutting down: draining {} connections (grace {})", open, grace);
         }
         for (BridgedConnection b : shared.bridges()) {
             b.shutdownAsync();
         }
+        for (IwarpBridge b : shared.iwarpBridges()) {
+            b.shutdownAsync();
+        }
         long deadline = System.nanoTime() + grace.toNanos() + 2_000_000_000L;
-        while (!shared.bridges().isEmpty() && System.nanoTime() < deadline) {
+        while (anyBridge() && System.nanoTime() < deadline) {
             sleep(20);
         }
         for (BridgedConnection b : shared.bridges()) {
             b.forceCloseAsync();
         }
+        for (IwarpBridge b : shared.iwarpBridges()) {
+            b.forceCloseAsync();
+        }
         long hard = System.nanoTime() + 2_000_000_000L;
-        while (!shared.bridges().isEmpty() && System.nanoTime() < hard) {
+        while (anyBridge() && System.nanoTime() < hard) {
             sleep(20);
         }
-        if (!shared.bridges().isEmpty()) {
-            log.warn("{} connections still hold resources at shutdown", shared.bridges().size());
+        if (anyBridge()) {
+            log.warn("{} connections still hold resources at shutdown",
+                    shared.bridges().size() + shared.iwarpBridges().size());
         }
         List<NetServer> listeners;
         synchronized (servers) {

@@ -40,7 +40,7 @@ class AdminServerTest {
         metrics = new GatewayMetrics(registry);
         admin = new AdminServer(vertx, registry, ready::get, () -> List.of(
                 new ConnectionInfo(7, "127.0.0.1:40000", "storage", "127.0.0.3:5000/0x21388", "CONNECTED",
-                        123, 456, 1_700_000_000_000L)));
+                        123, 456, 1_700_000_000_000L, "iwarp")));
         port = admin.start("127.0.0.1", 0).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 

@@ -345,7 +345,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         id.lastSent = new CmRtu(id.localCommId, id.remoteCommId, null);
         send(id.lastSent, id.tid, src);
         id.state = State.ESTABLISHED;
-        id.emit(new CmEvent.Established(id, r.privateData()));
+        id.emit(new CmEvent.Established(id, r.privateData(), r.responderResources(), r.initiatorDepth()));
     }
 
     private void onRtu(CmRtu r, InetAddress src) {

@@ -1,0 +1,232 @@
+package io.vibridge.gateway.bridge;
+
+import io.vibridge.iwarp.engine.IwarpConnection;
+import io.vibridge.iwarp.mpa.MpaFrame;
+import io.vibridge.iwarp.mpa.MpaV2Params;
+import io.vibridge.iwarp.wire.DdpSegment;
+import io.vibridge.iwarp.wire.IwarpProtocolException;
+import io.vibridge.iwarp.wire.RdmapOpcode;
+import io.vibridge.iwarp.wire.ReadRequest;
+import io.vibridge.iwarp.wire.Terminate;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * An iWARP client of the gateway for tests, on {@link IwarpConnection#initiator}: blocking, one thread.
+ * Its "memory" is a map of STags to buffers (Tagged Offset = index): the target's cut-through WRITEs land
+ * there and its READs are answered from there, as a real RNIC would.
+ */
+final class IwarpTestClient implements AutoCloseable {
+    final SocketChannel channel;
+    final IwarpConnection engine;
+    final Map<Integer, ByteBuffer> memory = new HashMap<>();
+    final ArrayDeque<byte[]> received = new ArrayDeque<>();
+    final ArrayDeque<byte[]> readsDone = new ArrayDeque<>();
+    private final ByteArrayOutputStream current = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream currentRead = new ByteArrayOutputStream();
+    private final ArrayDeque<ReadRequest> toAnswer = new ArrayDeque<>();
+    private final ByteBuffer in = ByteBuffer.allocateDirect(256 * 1024);
+    Terminate terminate;
+    IwarpProtocolException failure;
+
+    IwarpTestClient(int port, boolean crc) throws IOException {
+        channel = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
+        engine = IwarpConnection.initiator(crc, 4, 4, 1448, new Handler());
+        flushControl();
+    }
+
+    /** Reads until the Reply came (or the stream ended). */
+    IwarpTestClient awaitEstablished(Duration timeout) throws IOException {
+        pollUntil(() -> engine.state() != IwarpConnection.State.AWAITING_REPLY, timeout);
+        return this;
+    }
+
+    void send(byte[] payload) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(engine.length(RdmapOpcode.SEND, payload.length));
+        engine.send(b, ByteBuffer.wrap(payload), 0, payload.length, false, 0);
+        write(b.flip());
+    }
+
+    void write(int stag, long to, byte[] payload) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(engine.length(RdmapOpcode.RDMA_WRITE, payload.length));
+        engine.write(b, stag, to, ByteBuffer.wrap(payload), 0, payload.length);
+        write(b.flip());
+    }
+
+    /** A Read Request of the target's memory; the data comes to {@link #readsDone}. */
+    void read(int stag, long to, int length) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(engine.readRequestLength());
+        engine.readRequest(b, length, stag, to, "read");
+        write(b.flip());
+    }
+
+    byte[] awaitSend(Duration timeout) throws IOException {
+        pollUntil(() -> !received.isEmpty(), timeout);
+        return received.poll();
+    }
+
+    byte[] awaitRead(Duration timeout) throws IOException {
+        pollUntil(() -> !readsDone.isEmpty(), timeout);
+        return readsDone.poll();
+    }
+
+    interface Condition {
+        boolean met();
+    }
+
+    /** Feeds what arrives to the engine (answering the target's READs) until {@code c} or the stream ends. */
+    void pollUntil(Condition c, Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        channel.configureBlocking(false);
+        while (!c.met()) {
+            if (System.nanoTime() > deadline) {
+                throw new IOException("timed out; engine " + engine.state() + " failure " + failure);
+            }
+            int n = channel.read(in);
+            if (n < 0) {
+                throw new IOException("the gateway closed TCP; engine " + engine.state() + ", failure " + failure
+                        + ", terminate " + terminate);
+            }
+            if (n == 0) {
+                Thread.onSpinWait();
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException(e);
+                }
+                continue;
+            }
+            in.flip();
+            engine.receive(in);
+            in.compact();
+            flushControl();
+            ReadRequest r;
+            while ((r = toAnswer.poll()) != null) {
+                ByteBuffer src = memory.get(r.sourceStag());
+                ByteBuffer b = ByteBuffer.allocate(engine.length(RdmapOpcode.READ_RESPONSE, r.size()));
+                engine.readResponse(b, src, (int) r.sourceOffset());
+                write(b.flip());
+            }
+            if (engine.state() == IwarpConnection.State.TERMINATED && !c.met()) {
+                throw new IOException("stream terminated: failure " + failure + ", terminate " + terminate);
+            }
+        }
+    }
+
+    private void flushControl() throws IOException {
+        ByteBuffer c;
+        while ((c = engine.pollControl()) != null) {
+            write(c);
+        }
+    }
+
+    private void write(ByteBuffer b) throws IOException {
+        channel.configureBlocking(true);
+        while (b.hasRemaining()) {
+            channel.write(b);
+        }
+    }
+
+    /** Whether the gateway closed the stream (reads to EOF, feeding the engine, within {@code timeout}). */
+    boolean closedByGateway(Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        channel.configureBlocking(false);
+        while (System.nanoTime() < deadline) {
+            int n;
+            try {
+                n = channel.read(in);
+            } catch (IOException e) {
+                return true;
+            }
+            if (n < 0) {
+                return true;
+            }
+            if (n > 0) {
+                in.flip();
+                engine.receive(in);
+                in.compact();
+            } else {
+                try {
+                    Thread.sleep(2);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void close() throws IOException {
+        channel.close();
+    }
+
+    private final class Handler implements IwarpConnection.Handler {
+        @Override
+        public void requested(MpaFrame request, MpaV2Params params) {
+            throw new IllegalStateException("an initiator gets no Request");
+        }
+
+        @Override
+        public boolean send(DdpSegment s) {
+            ByteBuffer b = s.buffer();
+            for (int i = 0; i < s.payloadLength(); i++) {
+                current.write(b.get(s.payloadOffset() + i));
+            }
+            if (s.last()) {
+                received.add(current.toByteArray());
+                current.reset();
+            }
+            return true;
+        }
+
+        @Override
+        public boolean write(DdpSegment s) {
+            ByteBuffer m = memory.get(s.stag());
+            if (m == null) {
+                throw new IwarpProtocolException(io.vibridge.iwarp.wire.TerminateCode.DDP_TAGGED_INVALID_STAG,
+                        "STag", 0, "unknown STag " + s.stag());
+            }
+            m.put((int) s.taggedOffset(), s.buffer(), s.payloadOffset(), s.payloadLength());
+            return true;
+        }
+
+        @Override
+        public boolean readRequest(ReadRequest r) {
+            toAnswer.add(r);
+            return true;
+        }
+
+        @Override
+        public boolean readResponse(Object token, long offset, DdpSegment s) {
+            ByteBuffer b = s.buffer();
+            for (int i = 0; i < s.payloadLength(); i++) {
+                currentRead.write(b.get(s.payloadOffset() + i));
+            }
+            if (s.last()) {
+                readsDone.add(currentRead.toByteArray());
+                currentRead.reset();
+            }
+            return true;
+        }
+
+        @Override
+        public void terminated(Terminate t) {
+            terminate = t;
+        }
+
+        @Override
+        public void failed(IwarpProtocolException cause) {
+            failure = cause;
+        }
+    }
+}
