@@ -192,6 +192,11 @@ public final class IwarpConnection {
                     }
                     case MpaResponder.Outcome.Requested r -> {
                         state = State.DECIDING;
+                        if (in.hasRemaining()) {
+                            // in the Request's own read, so sent before any Reply: checked before the owner is
+                            // asked, who may accept at once (bytes would then pass as the first FPDU)
+                            throw bytesBeforeReply();
+                        }
                         handler.requested(r.request(), r.params());
                     }
                     case MpaResponder.Outcome.Refused r -> {
@@ -204,9 +209,8 @@ public final class IwarpConnection {
                 }
             }
             if (state == State.DECIDING) {
-                if (in.hasRemaining()) { // RFC 5044 §7.1.2: the initiator sends nothing before the Reply
-                    throw new IwarpProtocolException(TerminateCode.MPA_INVALID_REQUEST_REPLY, "FPDU", 0,
-                            "bytes after the MPA Request before the Reply");
+                if (in.hasRemaining()) {
+                    throw bytesBeforeReply();
                 }
                 return true;
             }
@@ -219,6 +223,12 @@ public final class IwarpConnection {
             terminate(e);
             return false;
         }
+    }
+
+    /** RFC 5044 §7.1.2: the initiator sends nothing after its Request before it has the Reply. */
+    private static IwarpProtocolException bytesBeforeReply() {
+        return new IwarpProtocolException(TerminateCode.MPA_INVALID_REQUEST_REPLY, "FPDU", 0,
+                "bytes after the MPA Request before the Reply");
     }
 
     private boolean ulpdu(ByteBuffer buf, int off, int length) {
@@ -434,6 +444,9 @@ public final class IwarpConnection {
      */
     public void readRequest(ByteBuffer dst, int length, int sourceStag, long sourceTo, Object token) {
         requireTransmit();
+        if (length < 0) {
+            throw new IllegalArgumentException("a Read Request of " + length + " bytes");
+        }
         if (!canReadRequest()) {
             throw new IllegalStateException("the ORD of " + settings.ord() + " Read Requests is used up");
         }
@@ -453,13 +466,21 @@ public final class IwarpConnection {
         return owedToClient.peek();
     }
 
-    /** Lays out the Read Response to the oldest client Read Request: its {@code size} bytes from {@code src}. */
+    /**
+     * Lays out the Read Response to the oldest client Read Request: its {@code size} bytes from {@code src}.
+     * A Read of 2 GiB or more (its size has the top bit set) cannot be laid out from a ByteBuffer: it stays
+     * owed and this throws; the owner refuses it with {@link #terminate}.
+     */
     public void readResponse(ByteBuffer dst, ByteBuffer src, int srcOff) {
         requireTransmit();
-        ReadRequest r = owedToClient.poll();
+        ReadRequest r = owedToClient.peek();
         if (r == null) {
             throw new IllegalStateException("no Read Request is owed a response");
         }
+        if (r.size() < 0) {
+            throw new IllegalStateException("a Read of " + r.sizeUnsigned() + " bytes cannot be answered");
+        }
+        owedToClient.poll();
         writer.tagged(dst, RdmapOpcode.READ_RESPONSE, r.sinkStag(), r.sinkOffset(), src, srcOff, r.size());
     }
 

@@ -45,6 +45,9 @@ final class RdmapWriter {
 
     /** Bytes the message {@code op} with {@code payload} payload bytes takes on the wire. */
     int length(RdmapOpcode op, long payload) {
+        if (payload < 0) {
+            throw new IllegalArgumentException("a message of " + payload + " bytes");
+        }
         int per = perSegment(op);
         long whole = payload / per;
         int rest = (int) (payload % per);
@@ -57,6 +60,7 @@ final class RdmapWriter {
 
     /** An untagged Send (any of the four kinds) of {@code len} bytes of {@code src} at {@code srcOff}. */
     void send(ByteBuffer dst, RdmapOpcode op, int invalidateStag, ByteBuffer src, int srcOff, int len) {
+        requireLength(len);
         int m = msn[RdmapOpcode.QN_SEND]++;
         int per = perSegment(op);
         int mo = 0;
@@ -72,6 +76,7 @@ final class RdmapWriter {
 
     /** An RDMA Write or Read Response of {@code len} bytes to {@code stag} at {@code to}. */
     void tagged(ByteBuffer dst, RdmapOpcode op, int stag, long to, ByteBuffer src, int srcOff, int len) {
+        requireLength(len);
         int per = perSegment(op);
         int done = 0;
         do {
@@ -105,6 +110,13 @@ final class RdmapWriter {
                 msn[RdmapOpcode.QN_TERMINATE]++, 0);
         t.encode(dst, at + Fpdu.LENGTH_FIELD + h);
         dst.position(at + Fpdu.seal(dst, at, h + t.length(), crc));
+    }
+
+    /** A negative length would lay out FPDUs whose ULPDU is shorter than its own header. */
+    private static void requireLength(int len) {
+        if (len < 0) {
+            throw new IllegalArgumentException("a message of " + len + " bytes");
+        }
     }
 
     private static void copy(ByteBuffer src, int srcOff, ByteBuffer dst, int dstOff, int n) {

@@ -11,8 +11,9 @@ import java.util.Arrays;
  *
  * <ol>
  * <li>{@link #receive}: collects the Request. A Request this project does not serve is refused at once
- * with a Reject Reply ({@link Outcome.Refused}): revision 1 or a revision 2 Request without the enhanced
- * IRD/ORD exchange, markers asked for. Anything that is not a Request at all is a protocol error.</li>
+ * with a Reject Reply ({@link Outcome.Refused}): revision 1, a revision 2 Request without the enhanced
+ * IRD/ORD exchange, any other revision, markers asked for. Anything that is not a Request at all is a
+ * protocol error.</li>
  * <li>{@link Outcome.Requested}: the upper layer decides; the gateway first connects the InfiniBand side,
  * so that the Reply can carry the target's read depths and is sent only once there is somewhere for
  * the client's traffic to go ({@link #accept}, {@link #reject}).</li>
@@ -74,8 +75,9 @@ public final class MpaResponder {
     private Outcome decide(MpaFrame f) {
         request = f;
         String refusal = null;
-        if (f.revision() < 2 || !f.enhanced()) {
-            refusal = "MPA revision " + f.revision() + (f.revision() >= 2 ? " without the enhanced IRD/ORD exchange" : "")
+        if (f.revision() != 2 || !f.enhanced()) {
+            // a revision above 2 with the enhanced flag is not RFC 6581's: its private data is no IRD/ORD word
+            refusal = "MPA revision " + f.revision() + (f.revision() == 2 ? " without the enhanced IRD/ORD exchange" : "")
                     + ": this gateway speaks revision 2 with RFC 6581 setup";
         } else if (f.markers()) {
             refusal = "the initiator asks for markers, which this gateway does not send";
