@@ -26,8 +26,7 @@ class ArchitectureTest {
 
     @Test
     void vertxOnlyWhereTheGatewayMeetsTheNetwork() {
-        // the client socket, the listener, the admin endpoint; a connection's timers and context (the iWARP
-        // bridge still does its own socket I/O: to move into bridge.client beside ClientChannel), and the
+        // the client socket, the listener, the admin endpoint; a connection's timers and context, and the
         // cut-through copies (pooled Netty buffers). The rest of the bridge (staging, the engine peer, the
         // InfiniBand side, the ordering) is plain Java, unit-tested without an event loop.
         noClasses().that().resideOutsideOfPackages(

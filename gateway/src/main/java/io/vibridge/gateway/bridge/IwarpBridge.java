@@ -1,14 +1,7 @@
 package io.vibridge.gateway.bridge;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.ByteToMessageDecoder;
-import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.buffer.BufferInternal;
-import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetSocket;
 import io.vibridge.cm.CmFormatException;
 import io.vibridge.cm.hello.FlowControl;
@@ -17,6 +10,7 @@ import io.vibridge.cm.route.CmFormat;
 import io.vibridge.cm.route.Route;
 import io.vibridge.cm.route.RouteTarget;
 import io.vibridge.gateway.admin.ConnectionInfo;
+import io.vibridge.gateway.bridge.client.StreamChannel;
 import io.vibridge.gateway.bridge.StagingSlots.Op;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.metrics.Direction;
@@ -66,7 +60,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class IwarpBridge {
     private static final Logger log = LoggerFactory.getLogger(IwarpBridge.class);
-    private static final int OUT_BATCH = 128 * 1024;
 
     public enum Phase { AWAITING_REQUEST, CONNECTING_TARGET, CONNECTED, CLOSING, CLOSED }
 
@@ -84,9 +77,7 @@ public final class IwarpBridge {
     private final InetAddress clientAddress;
     private final int clientPort;
     private final long openedAtMillis = System.currentTimeMillis();
-    private final NetSocket socket;
-    private final NetSocketInternal raw;
-    private final GatewayMetrics.ClientBytes traffic;
+    private final StreamChannel channel;
     private final Events events = new Events();
     private final IwarpConnection engine;
     private Route route;
@@ -113,19 +104,8 @@ public final class IwarpBridge {
     /** What goes to the client, in the order the target issued it: {@link TargetSend}s and cut-through ops. */
     private final ArrayDeque<Object> toClient = new ArrayDeque<>();
 
-    // socket I/O
-    private ByteBuf held;
-    private boolean paused;
-    private boolean socketClosed;
-    private boolean endSent;
-    private boolean feeding;
-    private boolean feedAgain;
     private boolean pumping;
     private boolean pumpAgain;
-    private ByteBuf out;
-    private int reservedAt;
-    private volatile long bytesIn;
-    private volatile long bytesOut;
 
     public IwarpBridge(BridgeContext shared, Vertx vertx, NetSocket socket, GatewayConfig.IwarpListener listener) {
         this.shared = shared;
@@ -135,18 +115,16 @@ public final class IwarpBridge {
         this.context = vertx.getOrCreateContext();
         this.onContext = r -> context.runOnContext(v -> r.run());
         this.id = shared.nextId();
-        this.socket = socket;
-        this.raw = socket instanceof NetSocketInternal si ? si : null;
+        this.channel = new StreamChannel(id, socket, metrics.clientBytes(FrontEnd.IWARP));
         InetAddress a;
         try {
-            a = InetAddress.ofLiteral(socket.remoteAddress().hostAddress());
+            a = InetAddress.ofLiteral(channel.remoteHost());
         } catch (RuntimeException e) {
             a = InetAddress.getLoopbackAddress();
         }
         this.clientAddress = a;
-        this.clientPort = socket.remoteAddress().port();
+        this.clientPort = channel.remotePort();
         this.route = listener.routeFor(a); // MPA names no service: the port and the client's address choose
-        this.traffic = metrics.clientBytes(FrontEnd.IWARP);
         GatewayConfig.Iwarp iw = config.iwarp();
         this.engine = new IwarpConnection(iw.crcRequired(), iw.maxFpdu(), events);
     }
@@ -154,19 +132,7 @@ public final class IwarpBridge {
     /** Wires the socket; call on the socket's context. */
     public void start() {
         shared.iwarpBridges.add(this);
-        if (raw != null) {
-            raw.messageHandler(m -> {
-                if (m instanceof ByteBuf b) {
-                    onData(b);
-                } else {
-                    ReferenceCountUtil.release(m);
-                }
-            });
-        } else {
-            socket.handler(b -> onData(Unpooled.wrappedBuffer(b.getBytes())));
-        }
-        socket.closeHandler(v -> onSocketClosed());
-        socket.exceptionHandler(e -> log.debug("iwarp conn {} socket error: {}", id, e.toString()));
+        channel.start(events);
         requestTimer = vertx.setTimer(config.iwarp().requestTimeout().toMillis(), t -> {
             requestTimer = -1;
             if (phase == Phase.AWAITING_REQUEST) {
@@ -437,7 +403,7 @@ public final class IwarpBridge {
         if (phase == Phase.CLOSING) {
             disconnectWhenDrained();
         } else {
-            resumeInput();
+            channel.resumeInput();
         }
         maybeRelease();
     }
@@ -467,11 +433,11 @@ public final class IwarpBridge {
     /** Lays out what may go to the client now, oldest first, while TCP takes it. */
     private void drainToClient() {
         Object o;
-        while ((o = toClient.peek()) != null && engine.canTransmit() && !socket.writeQueueFull()) {
+        while ((o = toClient.peek()) != null && engine.canTransmit() && !channel.writeQueueFull()) {
             if (o instanceof TargetSend m) {
-                ByteBuffer dst = reserve(engine.length(RdmapOpcode.SEND, m.length()));
+                ByteBuffer dst = channel.reserve(engine.length(RdmapOpcode.SEND, m.length()));
                 engine.send(dst, slots.buffer[m.slot()], slots.base[m.slot()] + m.offset(), m.length(), false, 0);
-                commit(dst);
+                channel.commit(dst);
                 metrics.message(Direction.TARGET_TO_CLIENT, Operation.SEND, m.length());
                 toClient.poll();
                 target.repost(m.slot());
@@ -481,9 +447,9 @@ public final class IwarpBridge {
                     if (!engine.canReadRequest()) {
                         return; // the client's IRD is in use: this READ and all behind it wait (IBA 9.5 order)
                     }
-                    ByteBuffer dst = reserve(engine.readRequestLength());
+                    ByteBuffer dst = channel.reserve(engine.readRequestLength());
                     engine.readRequest(dst, op.length, op.rkey, op.va, op);
-                    commit(dst);
+                    channel.commit(dst);
                     metrics.message(Direction.TARGET_TO_CLIENT, Operation.RDMA_READ, op.length);
                 } else {
                     if (op.imm) {
@@ -491,10 +457,10 @@ public final class IwarpBridge {
                                 TerminateCode.RDMAP_CATASTROPHIC_STREAM);
                         return;
                     }
-                    ByteBuffer dst = reserve(engine.length(RdmapOpcode.RDMA_WRITE, op.length));
+                    ByteBuffer dst = channel.reserve(engine.length(RdmapOpcode.RDMA_WRITE, op.length));
                     ByteBuffer src = op.data.internalNioBuffer(0, op.length);
                     engine.write(dst, op.rkey, op.va, src, src.position(), op.length);
-                    commit(dst);
+                    channel.commit(dst);
                     metrics.message(Direction.TARGET_TO_CLIENT, Operation.RDMA_WRITE, op.length);
                     op.finish(true);
                 }
@@ -505,15 +471,15 @@ public final class IwarpBridge {
 
     /** Read Responses to the client's Read Requests whose READ completed, in request order. */
     private void drainReadResponses() {
-        while (slots != null && slots.reads() > 0 && engine.canTransmit() && !socket.writeQueueFull()) {
+        while (slots != null && slots.reads() > 0 && engine.canTransmit() && !channel.writeQueueFull()) {
             int l = slots.oldestRead();
             if (!slots.readReady[l]) {
                 return;
             }
             slots.popRead();
-            ByteBuffer dst = reserve(engine.length(RdmapOpcode.READ_RESPONSE, slots.len[l]));
+            ByteBuffer dst = channel.reserve(engine.length(RdmapOpcode.READ_RESPONSE, slots.len[l]));
             engine.readResponse(dst, slots.buffer[l], slots.base[l] + StagingSlots.HEADROOM);
-            commit(dst);
+            channel.commit(dst);
             slots.readReady[l] = false;
             freeSlot(l);
         }
@@ -531,44 +497,6 @@ public final class IwarpBridge {
 
     // ================================================================================ output
 
-    /** Room for {@code n} bytes at the end of the output batch, as a view positioned there. */
-    private ByteBuffer reserve(int n) {
-        if (out != null && out.writableBytes() < n) {
-            flushOut();
-        }
-        if (out == null) {
-            out = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(n, OUT_BATCH));
-        }
-        ByteBuffer view = out.internalNioBuffer(out.writerIndex(), n);
-        reservedAt = view.position(); // the view's positions are the pooled chunk's, not the ByteBuf's
-        return view;
-    }
-
-    /** The message laid out into the last {@link #reserve} view joins the batch. */
-    private void commit(ByteBuffer view) {
-        out.writerIndex(out.writerIndex() + view.position() - reservedAt);
-    }
-
-    private void flushOut() {
-        ByteBuf b = out;
-        out = null;
-        if (b == null) {
-            return;
-        }
-        if (!b.isReadable()) {
-            b.release();
-            return;
-        }
-        int n = b.readableBytes();
-        bytesOut += n;
-        traffic.out().increment(n);
-        if (raw != null) {
-            raw.writeMessage(b);
-        } else {
-            socket.write(BufferInternal.buffer(b)).onComplete(ar -> b.release());
-        }
-    }
-
     /** Writes control output, then Read Responses and what the target sent, while TCP takes it. */
     private void pump() {
         if (pumping) {
@@ -579,120 +507,32 @@ public final class IwarpBridge {
         try {
             do {
                 pumpAgain = false;
-                if (socketClosed) {
+                if (channel.closed()) {
                     break;
                 }
                 ByteBuffer c;
                 while ((c = engine.pollControl()) != null) {
-                    ByteBuffer dst = reserve(c.remaining());
+                    ByteBuffer dst = channel.reserve(c.remaining());
                     dst.put(c);
-                    commit(dst);
+                    channel.commit(dst);
                 }
                 if (phase == Phase.CONNECTED || phase == Phase.CLOSING) {
                     drainReadResponses();
                     drainToClient();
                 }
-                flushOut();
+                channel.flush();
             } while (pumpAgain);
         } finally {
             pumping = false;
         }
-        if (!socketClosed && socket.writeQueueFull()) {
-            socket.drainHandler(v -> pump());
-        }
         if (phase == Phase.CLOSING && closeWhenSent()) {
-            endAfterOutput();
+            channel.end(); // the socket's close ends the bridge
         }
         checkTerminated();
     }
 
     private boolean closeWhenSent() {
         return toClient.isEmpty() || engine.state() == IwarpConnection.State.TERMINATED;
-    }
-
-    /** Half-closes TCP once everything queued went out; the socket's close ends the bridge. */
-    private void endAfterOutput() {
-        if (!endSent && !socketClosed) {
-            endSent = true;
-            socket.end();
-        }
-    }
-
-    // ================================================================================ input
-
-    private void onData(ByteBuf b) {
-        if (socketClosed) {
-            b.release();
-            return;
-        }
-        held = held == null ? b : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(PooledByteBufAllocator.DEFAULT, held, b);
-        feed();
-    }
-
-    private void feed() {
-        if (feeding) {
-            feedAgain = true;
-            return;
-        }
-        feeding = true;
-        try {
-            do {
-                feedAgain = false;
-                feedOnce();
-            } while (feedAgain && !socketClosed);
-        } finally {
-            feeding = false;
-        }
-        pump();
-    }
-
-    private void feedOnce() {
-        ByteBuf b = held;
-        if (b == null) {
-            return;
-        }
-        b.retain();
-        try {
-            ByteBuffer nio = b.internalNioBuffer(b.readerIndex(), b.readableBytes());
-            int start = nio.position();
-            engine.receive(nio);
-            int used = nio.position() - start;
-            bytesIn += used;
-            traffic.in().increment(used);
-            if (held == b) {
-                b.skipBytes(used);
-                if (!b.isReadable()) {
-                    dropInput();
-                }
-            }
-        } finally {
-            b.release();
-        }
-        if (held != null && engine.state() != IwarpConnection.State.TERMINATED) {
-            if (!paused) {
-                paused = true;
-                socket.pause(); // no staging slot (or the setup is not done): wait
-            }
-        } else {
-            dropInput();
-            if (paused && phase != Phase.CLOSING) {
-                paused = false;
-                socket.resume();
-            }
-        }
-    }
-
-    private void resumeInput() {
-        if (!socketClosed && held != null) {
-            feed();
-        }
-    }
-
-    private void dropInput() {
-        if (held != null) {
-            held.release();
-            held = null;
-        }
     }
 
     // ================================================================================ failure and close
@@ -745,18 +585,12 @@ public final class IwarpBridge {
         }
         if (target.down() || !target.connectStarted()) {
             target.markDown();
-        } else if (slots.clientSlotsIdle() || engine.state() == IwarpConnection.State.TERMINATED && !socketClosed) {
+        } else if (slots.clientSlotsIdle() || engine.state() == IwarpConnection.State.TERMINATED && !channel.closed()) {
             target.disconnect();
         }
     }
 
     private void onSocketClosed() {
-        socketClosed = true;
-        dropInput();
-        if (out != null) {
-            out.release();
-            out = null;
-        }
         if (closeReason == null) {
             closeReason = "client closed TCP";
         }
@@ -775,9 +609,7 @@ public final class IwarpBridge {
         if (target != null && !target.disconnect()) {
             target.markDown();
         }
-        if (!socketClosed) {
-            socket.close();
-        }
+        channel.close();
         maybeRelease();
     }
 
@@ -796,7 +628,7 @@ public final class IwarpBridge {
     }
 
     private void maybeRelease() {
-        if (released || !socketClosed) {
+        if (released || !channel.closed()) {
             return;
         }
         if (target != null && (!target.down() && !target.disconnectSent() || !target.flushed())) {
@@ -829,7 +661,8 @@ public final class IwarpBridge {
         if (opened) {
             metrics.connectionClosed(FrontEnd.IWARP);
         }
-        log.info("iwarp conn {} closed ({}), {} bytes in, {} bytes out", id, closeReason, bytesIn, bytesOut);
+        log.info("iwarp conn {} closed ({}), {} bytes in, {} bytes out", id, closeReason, channel.bytesIn(),
+                channel.bytesOut());
         shared.iwarpBridges.remove(this);
     }
 
@@ -843,7 +676,7 @@ public final class IwarpBridge {
 
     public ConnectionInfo info() {
         return new ConnectionInfo(id, clientAddress.getHostAddress() + ":" + clientPort, route.discriminator().toString(),
-                targetName(), phase.name(), bytesIn, bytesOut, openedAtMillis, FrontEnd.IWARP.label());
+                targetName(), phase.name(), channel.bytesIn(), channel.bytesOut(), openedAtMillis, FrontEnd.IWARP.label());
     }
 
     private String targetName() {
@@ -856,7 +689,29 @@ public final class IwarpBridge {
     }
 
     /** The engine's and the target side's events, one method of the bridge each. */
-    private final class Events implements IwarpConnection.Handler, TargetSide.Events, TargetOrder.Client {
+    private final class Events implements IwarpConnection.Handler, TargetSide.Events, TargetOrder.Client,
+            StreamChannel.Stream {
+        @Override
+        public void receive(ByteBuffer in) {
+            engine.receive(in);
+        }
+
+        @Override
+        public boolean takesMore() {
+            // a refused message waits for a slot; a stream that ended or is closing takes nothing more
+            return engine.state() != IwarpConnection.State.TERMINATED && phase != Phase.CLOSING;
+        }
+
+        @Override
+        public void pump() {
+            IwarpBridge.this.pump();
+        }
+
+        @Override
+        public void closed() {
+            onSocketClosed();
+        }
+
         @Override
         public void requested(MpaFrame request, MpaV2Params params) {
             IwarpBridge.this.requested(request, params);
