@@ -30,6 +30,8 @@ record AllInOne(TargetService target, GatewayServer gateway, ch.qos.logback.clas
                     + "admin { host = \"127.0.0.1\", port = 0 }\n"
                     + "infiniband { provider = soft, address = \"" + gatewayIbAddress + "\" }\n"
                     + "shutdown-grace = 2s\n"
+                    + "iwarp { host = \"127.0.0.1\", listeners = [ { port = 0, route = "
+                    + ConfigUtil.quoteString(discriminator) + " } ] }\n"
                     + "routes = [ { match = " + ConfigUtil.quoteString(discriminator) + ", target = \""
                     + targetAddress + "\", port = 5000, flowc = " + flowc
                     + ", receive-size = 65552, receive-buffers = 8 } ]\n}";

@@ -1,6 +1,7 @@
 package io.vibridge.gateway.cli;
 
 import io.vibridge.gateway.demo.control.TargetMode;
+import io.vibridge.gateway.tools.IwarpPerf;
 import io.vibridge.gateway.tools.Perf;
 import io.vibridge.gateway.tools.Sizes;
 import io.vibridge.gateway.tools.ViClientOptions;
@@ -23,13 +24,18 @@ import picocli.CommandLine.Option;
 public final class PerfCommand implements Callable<Integer> {
 
     @Option(names = "--gateway",
-            description = "Gateway host:port (default: 127.0.0.1:7470, or 127.0.0.1:7471 with --framing rdmatcp).")
+            description = "Gateway host:port (default: 127.0.0.1:7470, 127.0.0.1:7471 with --framing rdmatcp, "
+                    + "127.0.0.1:7472 with --framing iwarp).")
     String gateway;
 
     @Option(names = "--framing", defaultValue = "vitcp",
-            description = "vitcp (native VI/TCP segments) or rdmatcp (seed-004 RDMA/TCP frames with CRC-32, "
-                    + "VITCP-PROFILE §8), for every connection made, the baseline's included (default: ${DEFAULT-VALUE}).")
+            description = "vitcp (native VI/TCP segments), rdmatcp (seed-004 RDMA/TCP frames with CRC-32, "
+                    + "VITCP-PROFILE §8), for every connection made, the baseline's included, or iwarp (an iWARP client "
+                    + "of the gateway's iWARP listener: Send lat, Send/Write/Read bw) (default: ${DEFAULT-VALUE}).")
     String framing;
+
+    @Option(names = "--crc", description = "--framing iwarp: ask for MPA CRC32C.")
+    boolean crc;
 
     @Option(names = "--discriminator", defaultValue = "demo",
             description = "Route to a vibridge target (default: ${DEFAULT-VALUE}).")
@@ -113,6 +119,9 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if ("iwarp".equalsIgnoreCase(framing.trim())) {
+            return iwarp();
+        }
         Perf.Settings settings;
         ViClientOptions o;
         Encapsulation encapsulation;
@@ -168,6 +177,40 @@ public final class PerfCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** {@code --framing iwarp}: through the gateway's iWARP listener (no baseline: no direct iWARP peer here). */
+    private int iwarp() {
+        Perf.Settings settings;
+        InetSocketAddress remote;
+        try {
+            settings = settings();
+            remote = ViClientOptions.parseHostPort(gateway != null ? gateway : "127.0.0.1:7472");
+            if (baseline || baselineOnly) {
+                throw new IllegalArgumentException("--baseline is not available with --framing iwarp");
+            }
+        } catch (IllegalArgumentException e) {
+            err.println("perf: " + e.getMessage());
+            return 2;
+        }
+        AllInOne local = null;
+        try {
+            if (allInOne) {
+                local = AllInOne.start(targetAddress, gatewayIbAddress, flowc, discriminator, verbose);
+                remote = new InetSocketAddress("127.0.0.1", local.gateway().iwarpPorts().get(0));
+                out.printf(Locale.ROOT, "all-in-one: target on %s port 5000, gateway on %s (iwarp %s), route \"%s\" "
+                        + "FlowC %d%n", targetAddress, gatewayIbAddress, remote, discriminator, flowc);
+            }
+            IwarpPerf.run(remote, crc, settings, Duration.ofMillis((long) (timeout * 1000)), out);
+            return 0;
+        } catch (java.io.IOException | IllegalStateException e) {
+            err.println("perf: through the gateway's iWARP listener " + remote + ": " + e.getMessage());
+            return 1;
+        } finally {
+            if (local != null) {
+                local.close();
+            }
+        }
     }
 
     Perf.Settings settings() {

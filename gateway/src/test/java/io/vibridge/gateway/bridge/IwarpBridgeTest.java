@@ -4,6 +4,7 @@ import static io.vibridge.gateway.bridge.TestSupport.T;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.gateway.server.GatewayServer;
+import io.vibridge.gateway.tools.IwarpClient;
 import io.vibridge.iwarp.mpa.MpaFrame;
 import io.vibridge.iwarp.mpa.MpaKey;
 import io.vibridge.iwarp.wire.TerminateCode;
@@ -58,7 +59,7 @@ class IwarpBridgeTest {
     @ParameterizedTest(name = "FlowC {0}, CRC {1}")
     @CsvSource({"0, false", "0, true", "1, false", "1, true"})
     void sendsAreEchoed(int flowc, boolean crc) throws Exception {
-        try (var c = new IwarpTestClient(port(flowc), crc).awaitEstablished(T)) {
+        try (var c = new IwarpClient(port(flowc), crc).awaitEstablished(T)) {
             assertThat(c.engine.settings().crc()).isEqualTo(crc);
             Random r = new Random(flowc * 2L + (crc ? 1 : 0));
             for (int size : new int[] {1, 100, 1442, 1443, 4096, 65000, 65536, 7, 30000}) {
@@ -85,7 +86,7 @@ class IwarpBridgeTest {
     @ParameterizedTest(name = "FlowC {0}")
     @CsvSource({"0", "1"})
     void clientRdmaWriteThenReadBack(int flowc) throws Exception {
-        try (var c = new IwarpTestClient(port(flowc), true).awaitEstablished(T)) {
+        try (var c = new IwarpClient(port(flowc), true).awaitEstablished(T)) {
             long base = target.rdma.address() + 4 * 65536L + flowc * 131072L;
             int rkey = target.rdma.rkey();
             for (int size : new int[] {65536, 1, 0, 40000, 1442}) {
@@ -101,7 +102,7 @@ class IwarpBridgeTest {
     @ParameterizedTest(name = "FlowC {0}")
     @CsvSource({"0", "1"})
     void targetWritesAndReadsTheClientsMemory(int flowc) throws Exception {
-        try (var c = new IwarpTestClient(port(flowc), false).awaitEstablished(T)) {
+        try (var c = new IwarpClient(port(flowc), false).awaitEstablished(T)) {
             int stag = 0x00C0FF00 + flowc;
             ByteBuffer mem = ByteBuffer.allocate(128 * 1024);
             c.memory.put(stag, mem);
@@ -129,7 +130,7 @@ class IwarpBridgeTest {
 
     @Test
     void anUnreachableTargetIsARejectReplyWithTheReason() throws Exception {
-        try (var c = new IwarpTestClient(gateway.iwarpPorts().get(2), false)) {
+        try (var c = new IwarpClient(gateway.iwarpPorts().get(2), false)) {
             assertThat(c.closedByGateway(Duration.ofSeconds(30))).isTrue();
             assertThat(c.failure).isNotNull();
             assertThat(c.failure.getMessage()).contains("rejected").contains("CM timeout");
@@ -155,7 +156,7 @@ class IwarpBridgeTest {
 
     @Test
     void aCorruptFpduIsTerminatedAndTheStreamClosed() throws Exception {
-        try (var c = new IwarpTestClient(port(1), true).awaitEstablished(T)) {
+        try (var c = new IwarpClient(port(1), true).awaitEstablished(T)) {
             c.send(new byte[] {1, 2, 3});
             assertThat(c.awaitSend(T)).containsExactly(1, 2, 3);
             // a Send whose CRC is wrong: the gateway must not forward it, and ends the stream with a Terminate
@@ -176,7 +177,7 @@ class IwarpBridgeTest {
 
     @Test
     void connectionsAreListedWithTheirFrontEnd() throws Exception {
-        try (var c = new IwarpTestClient(port(1), false).awaitEstablished(T)) {
+        try (var c = new IwarpClient(port(1), false).awaitEstablished(T)) {
             c.send(new byte[] {9});
             c.awaitSend(T);
             var infos = gateway.bridgeContext().iwarpBridges().stream().map(IwarpBridge::info).toList();

@@ -130,6 +130,27 @@ class PerfTest {
     }
 
     @Test
+    void allInOne_overIwarp_everyTestThatApplies() {
+        PrintStream saved = System.out;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        int code;
+        try {
+            System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+            code = new CommandLine(new PerfCommand()).execute("--all-in-one", "--target-address", "127.0.0.51",
+                    "--gateway-ib-address", "127.0.0.52", "--framing", "iwarp", "--crc", "-n", "20", "--flowc", "1");
+        } finally {
+            System.setOut(saved);
+        }
+        String out = buf.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(out).isZero();
+        assertThat(out).contains("iWARP client (MPA rev 2, CRC on)")
+                .containsPattern("Send Latency +8 B x 20: round trip p50 [0-9.]+ us")
+                .containsPattern("Send BW +65536 B x 20: [0-9.]+ MiB/s")
+                .containsPattern("RDMA Write BW +65536 B x 20: [0-9.]+ MiB/s")
+                .containsPattern("RDMA Read BW +65536 B x 20: [0-9.]+ MiB/s");
+    }
+
+    @Test
     void badOptions_exitCode2() {
         PrintStream saved = System.err;
         ByteArrayOutputStream buf = new ByteArrayOutputStream();

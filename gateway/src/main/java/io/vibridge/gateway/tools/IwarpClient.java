@@ -1,4 +1,4 @@
-package io.vibridge.gateway.bridge;
+package io.vibridge.gateway.tools;
 
 import io.vibridge.iwarp.engine.IwarpConnection;
 import io.vibridge.iwarp.mpa.MpaFrame;
@@ -12,6 +12,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -19,74 +21,88 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * An iWARP client of the gateway for tests, on {@link IwarpConnection#initiator}: blocking, one thread.
- * Its "memory" is a map of STags to buffers (Tagged Offset = index): the target's cut-through WRITEs land
- * there and its READs are answered from there, as a real RNIC would.
+ * An iWARP client of the gateway (tests, {@code perf --framing iwarp}) on {@link IwarpConnection#initiator}:
+ * blocking, one thread, over a plain {@link SocketChannel}. Its "memory" is a map of STags to buffers
+ * (Tagged Offset = index): the target's cut-through WRITEs land there and its READs are answered from
+ * there, as an RNIC would. Received Sends and Read Responses are collected whole as byte arrays: a
+ * benchmark's figures include that copy.
  */
-final class IwarpTestClient implements AutoCloseable {
-    final SocketChannel channel;
-    final IwarpConnection engine;
-    final Map<Integer, ByteBuffer> memory = new HashMap<>();
-    final ArrayDeque<byte[]> received = new ArrayDeque<>();
-    final ArrayDeque<byte[]> readsDone = new ArrayDeque<>();
+public final class IwarpClient implements AutoCloseable {
+    public final SocketChannel channel;
+    public final IwarpConnection engine;
+    public final Map<Integer, ByteBuffer> memory = new HashMap<>();
+    public final ArrayDeque<byte[]> received = new ArrayDeque<>();
+    public final ArrayDeque<byte[]> readsDone = new ArrayDeque<>();
     private final ByteArrayOutputStream current = new ByteArrayOutputStream();
     private final ByteArrayOutputStream currentRead = new ByteArrayOutputStream();
     private final ArrayDeque<ReadRequest> toAnswer = new ArrayDeque<>();
     private final ByteBuffer in = ByteBuffer.allocateDirect(256 * 1024);
-    Terminate terminate;
-    IwarpProtocolException failure;
+    private final Selector selector;
+    private final SelectionKey key;
+    public Terminate terminate;
+    public IwarpProtocolException failure;
 
-    IwarpTestClient(int port, boolean crc) throws IOException {
-        channel = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
-        engine = IwarpConnection.initiator(crc, 4, 4, 1448, new Handler());
+    /** Connects to {@code remote} and sends the MPA Request (CRC32C asked for when {@code crc}). */
+    public IwarpClient(InetSocketAddress remote, boolean crc, int maxFpdu) throws IOException {
+        channel = SocketChannel.open(remote);
+        channel.socket().setTcpNoDelay(true);
+        channel.configureBlocking(false);
+        selector = Selector.open();
+        key = channel.register(selector, SelectionKey.OP_READ);
+        engine = IwarpConnection.initiator(crc, 4, 4, maxFpdu, new Handler());
         flushControl();
     }
 
+    /** To the gateway's iWARP listener on 127.0.0.1:{@code port}, FPDUs as siw's at MTU 1500. */
+    public IwarpClient(int port, boolean crc) throws IOException {
+        this(new InetSocketAddress("127.0.0.1", port), crc, 1448);
+    }
+
     /** Reads until the Reply came (or the stream ended). */
-    IwarpTestClient awaitEstablished(Duration timeout) throws IOException {
+    public IwarpClient awaitEstablished(Duration timeout) throws IOException {
         pollUntil(() -> engine.state() != IwarpConnection.State.AWAITING_REPLY, timeout);
         return this;
     }
 
-    void send(byte[] payload) throws IOException {
+    public void send(byte[] payload) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(engine.length(RdmapOpcode.SEND, payload.length));
         engine.send(b, ByteBuffer.wrap(payload), 0, payload.length, false, 0);
         write(b.flip());
     }
 
-    void write(int stag, long to, byte[] payload) throws IOException {
+    public void write(int stag, long to, byte[] payload) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(engine.length(RdmapOpcode.RDMA_WRITE, payload.length));
         engine.write(b, stag, to, ByteBuffer.wrap(payload), 0, payload.length);
         write(b.flip());
     }
 
     /** A Read Request of the target's memory; the data comes to {@link #readsDone}. */
-    void read(int stag, long to, int length) throws IOException {
+    public void read(int stag, long to, int length) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(engine.readRequestLength());
         engine.readRequest(b, length, stag, to, "read");
         write(b.flip());
     }
 
-    byte[] awaitSend(Duration timeout) throws IOException {
+    public byte[] awaitSend(Duration timeout) throws IOException {
         pollUntil(() -> !received.isEmpty(), timeout);
         return received.poll();
     }
 
-    byte[] awaitRead(Duration timeout) throws IOException {
+    public byte[] awaitRead(Duration timeout) throws IOException {
         pollUntil(() -> !readsDone.isEmpty(), timeout);
         return readsDone.poll();
     }
 
-    interface Condition {
+    public interface Condition {
         boolean met();
     }
 
     /** Feeds what arrives to the engine (answering the target's READs) until {@code c} or the stream ends. */
-    void pollUntil(Condition c, Duration timeout) throws IOException {
+    public void pollUntil(Condition c, Duration timeout) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        channel.configureBlocking(false);
         while (!c.met()) {
-            if (System.nanoTime() > deadline) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
                 throw new IOException("timed out; engine " + engine.state() + " failure " + failure);
             }
             int n = channel.read(in);
@@ -95,13 +111,8 @@ final class IwarpTestClient implements AutoCloseable {
                         + ", terminate " + terminate);
             }
             if (n == 0) {
-                Thread.onSpinWait();
-                try {
-                    Thread.sleep(1);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IOException(e);
-                }
+                selector.select(Math.max(1, left / 1_000_000));
+                selector.selectedKeys().clear();
                 continue;
             }
             in.flip();
@@ -129,16 +140,19 @@ final class IwarpTestClient implements AutoCloseable {
     }
 
     private void write(ByteBuffer b) throws IOException {
-        channel.configureBlocking(true);
         while (b.hasRemaining()) {
-            channel.write(b);
+            if (channel.write(b) == 0) {
+                key.interestOps(SelectionKey.OP_WRITE);
+                selector.select(1000);
+                selector.selectedKeys().clear();
+                key.interestOps(SelectionKey.OP_READ);
+            }
         }
     }
 
     /** Whether the gateway closed the stream (reads to EOF, feeding the engine, within {@code timeout}). */
-    boolean closedByGateway(Duration timeout) throws IOException {
+    public boolean closedByGateway(Duration timeout) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        channel.configureBlocking(false);
         while (System.nanoTime() < deadline) {
             int n;
             try {
@@ -154,12 +168,8 @@ final class IwarpTestClient implements AutoCloseable {
                 engine.receive(in);
                 in.compact();
             } else {
-                try {
-                    Thread.sleep(2);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
+                selector.select(10);
+                selector.selectedKeys().clear();
             }
         }
         return false;
@@ -167,6 +177,7 @@ final class IwarpTestClient implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        selector.close();
         channel.close();
     }
 
