@@ -38,13 +38,15 @@
 #   vm_counters [-1]        rxe0's hw_counters as name=value, one per line (-1: all on one line).
 #   vm_counter NAME         one hw_counter's value (e.g. vm_counter rcvd_seq_err).
 #   vm_qps [ARGS]           rdma res show qp [ARGS] in the guest.
-#   vm_netem [--all] SPEC [to-guest|from-guest|both]
+#   vm_netem [--all] [--link roce|iwarp|both] SPEC [to-guest|from-guest|both]
 #                           tc netem SPEC (e.g. 'loss 2% reorder 25% 50% delay 1ms'; reorder needs a delay)
-#                           on the link, default both directions, default only RoCEv2 packets (UDP
-#                           dport 4791; --all: every packet, the agent's TCP too). Applied in the guest
-#                           on its NIC (egress) and via an ifb (ingress): the host kernel here has no
-#                           sch_netem. Replaces any previous vm_netem.
-#   vm_netem_off            remove it.
+#                           on a link, default both directions. --link roce (default): the first link,
+#                           only RoCEv2 packets (UDP dport 4791); iwarp: the second link (siw0), only
+#                           TCP (siw's streams; ARP stays clean); both: the two. --all: every packet
+#                           on the link(s), the agent's TCP too on the first. Applied in the guest on
+#                           its NICs (egress) and via an ifb per NIC (ingress): the host kernel here
+#                           has no sch_netem. Replaces any previous vm_netem.
+#   vm_netem_off            remove it (both links).
 #   vm_kill                 power the VM off abruptly (SIGKILL qemu); the namespace and tap stay (the
 #                           peer just vanishes) until vm_down/vm_cleanup.
 #   vm_down                 orderly poweroff (VM_DOWN_TIMEOUT, default 30 s, then SIGKILL), then remove
@@ -384,21 +386,14 @@ vm_qps() { vm_exec -t 30 "rdma res show qp $*"; }
 
 vm_netem_off() {
     _vm_need_up || return 255
-    local nic=${VM_GUEST_NIC:-eth0}
-    vm_exec -t 30 "tc qdisc del dev $nic root 2>/dev/null; tc qdisc del dev $nic ingress 2>/dev/null
-        ip link del vbifb0 2>/dev/null; true" >/dev/null
+    local nic=${VM_GUEST_NIC:-eth0} nic2=${VM_GUEST2_NIC:-eth1}
+    vm_exec -t 30 "for n in $nic $nic2; do tc qdisc del dev \$n root 2>/dev/null; tc qdisc del dev \$n ingress 2>/dev/null; done
+        ip link del vbifb0 2>/dev/null; ip link del vbifb1 2>/dev/null; true" >/dev/null
 }
 
-vm_netem() {
-    local all=0
-    [[ ${1:-} == --all ]] && { all=1; shift; }
-    local spec=${1:-} dir=${2:-both} nic=${VM_GUEST_NIC:-eth0}
-    [[ -n $spec ]] || { _vm_err "usage: vm_netem [--all] 'SPEC' [to-guest|from-guest|both]"; return 2; }
-    [[ $spec =~ ^[A-Za-z0-9%.\ _-]+$ ]] || { _vm_err "vm_netem: odd characters in '$spec'"; return 2; }
-    case $dir in to-guest|from-guest|both) ;; *) _vm_err "vm_netem: direction '$dir'"; return 2 ;; esac
-    vm_netem_off || return $?
-    local match="match ip protocol 17 0xff match ip dport 4791 0xffff"
-    local s="set -e"
+# the guest-side tc commands for netem SPEC on one NIC: _vm_netem_nic NIC IFB 'U32 MATCH' SPEC DIR ALL
+_vm_netem_nic() {
+    local nic=$1 ifb=$2 match=$3 spec=$4 dir=$5 all=$6 s=
     if [[ $dir != to-guest ]]; then        # guest -> host: the guest NIC's egress
         if ((all)); then
             s+="; tc qdisc add dev $nic root handle 1: netem $spec"
@@ -409,20 +404,48 @@ vm_netem() {
         fi
     fi
     if [[ $dir != from-guest ]]; then      # host -> guest: the NIC's ingress, redirected through an ifb
-        s+="; modprobe ifb numifbs=0; ip link add vbifb0 type ifb"
-        s+="; ip link set vbifb0 mtu \$(cat /sys/class/net/$nic/mtu) up"
-        s+="; tc qdisc add dev vbifb0 root netem $spec"
+        s+="; modprobe ifb numifbs=0; ip link add $ifb type ifb"
+        s+="; ip link set $ifb mtu \$(cat /sys/class/net/$nic/mtu) up"
+        s+="; tc qdisc add dev $ifb root netem $spec"
         s+="; tc qdisc add dev $nic handle ffff: ingress"
         if ((all)); then
-            s+="; tc filter add dev $nic parent ffff: matchall action mirred egress redirect dev vbifb0"
+            s+="; tc filter add dev $nic parent ffff: matchall action mirred egress redirect dev $ifb"
         else
-            s+="; tc filter add dev $nic parent ffff: protocol ip prio 1 u32 $match action mirred egress redirect dev vbifb0"
+            s+="; tc filter add dev $nic parent ffff: protocol ip prio 1 u32 $match action mirred egress redirect dev $ifb"
         fi
     fi
+    printf '%s' "$s"
+}
+
+vm_netem() {
+    local all=0 link=roce
+    while [[ ${1:-} == --* ]]; do
+        case $1 in
+            --all) all=1; shift ;;
+            --link) link=${2:-}; shift 2 || { _vm_err "vm_netem: --link needs roce|iwarp|both"; return 2; } ;;
+            *) _vm_err "vm_netem: unknown option $1"; return 2 ;;
+        esac
+    done
+    local spec=${1:-} dir=${2:-both} nic=${VM_GUEST_NIC:-eth0} nic2=${VM_GUEST2_NIC:-eth1}
+    [[ -n $spec ]] || { _vm_err "usage: vm_netem [--all] [--link roce|iwarp|both] 'SPEC' [to-guest|from-guest|both]"; return 2; }
+    [[ $spec =~ ^[A-Za-z0-9%.\ _-]+$ ]] || { _vm_err "vm_netem: odd characters in '$spec'"; return 2; }
+    case $dir in to-guest|from-guest|both) ;; *) _vm_err "vm_netem: direction '$dir'"; return 2 ;; esac
+    case $link in roce|iwarp|both) ;; *) _vm_err "vm_netem: link '$link' (roce|iwarp|both)"; return 2 ;; esac
+    vm_netem_off || return $?
+    local s="set -e"
+    # RoCE link (eth0, rxe0): RoCEv2 packets only (UDP dport 4791), not the agent's TCP
+    [[ $link != iwarp ]] && s+=$(_vm_netem_nic "$nic" vbifb0 "match ip protocol 17 0xff match ip dport 4791 0xffff" "$spec" "$dir" "$all")
+    # iWARP link (eth1, siw0): TCP only (siw's MPA/DDP streams; nothing else uses TCP there), not ARP
+    [[ $link != roce ]] && s+=$(_vm_netem_nic "$nic2" vbifb1 "match ip protocol 6 0xff" "$spec" "$dir" "$all")
     local out rc=0
     out=$(vm_exec -t 30 "$s" 2>&1) || rc=$?
     if ((rc)); then _vm_err "vm_netem failed: $out"; vm_netem_off; return "$rc"; fi
-    _vm_say "netem '$spec' on $dir ($( ((all)) && echo 'all packets' || echo 'RoCEv2 only'))"
+    local what
+    case $link in
+        roce) what='RoCEv2 only' ;; iwarp) what='iWARP link, TCP only' ;; both) what='RoCEv2 and iWARP TCP only' ;;
+    esac
+    ((all)) && what="all packets, $link"
+    _vm_say "netem '$spec' on $dir ($what)"
 }
 
 vm_kill() {
