@@ -85,7 +85,6 @@ public final class IwarpBridge {
     private StagingSlots slots;
     private TargetSide target;
     private TargetOrder order;
-    private MpaV2Params requestParams;
     private boolean admitted;
     private boolean opened;
     private boolean released;
@@ -151,7 +150,6 @@ public final class IwarpBridge {
     private void requested(MpaFrame request, MpaV2Params params) {
         cancel(requestTimer);
         requestTimer = -1;
-        requestParams = params;
         String why = shared.admit(clientAddress);
         if (why != null) {
             refuse(RejectReason.LIMIT, why);
@@ -234,7 +232,8 @@ public final class IwarpBridge {
                 }
             });
         }
-        log.info("iwarp conn {} {}:{} bridged to {} (route {}): MPA CRC {}, IRD {} ORD {}, RTR {}", id,
+        // per-connection lines are DEBUG, as for VI/TCP (GatewayServer logs a periodic summary)
+        log.debug("iwarp conn {} {}:{} bridged to {} (route {}): MPA CRC {}, IRD {} ORD {}, RTR {}", id,
                 clientAddress.getHostAddress(), clientPort, targetName(), route.discriminator(), s.crc() ? "on" : "off",
                 s.ird(), s.ord(), s.rtr());
         pump();
@@ -661,7 +660,7 @@ public final class IwarpBridge {
         if (opened) {
             metrics.connectionClosed(FrontEnd.IWARP);
         }
-        log.info("iwarp conn {} closed ({}), {} bytes in, {} bytes out", id, closeReason, channel.bytesIn(),
+        log.debug("iwarp conn {} closed ({}), {} bytes in, {} bytes out", id, closeReason, channel.bytesIn(),
                 channel.bytesOut());
         shared.iwarpBridges.remove(this);
     }
