@@ -181,6 +181,15 @@ public final class IwarpClient implements AutoCloseable {
         channel.close();
     }
 
+    /** One segment's payload, in bulk (a segment is at most one FPDU: {@link #segment} holds it). */
+    private void collect(ByteArrayOutputStream to, DdpSegment s) {
+        int n = s.payloadLength();
+        s.buffer().get(s.payloadOffset(), segment, 0, n);
+        to.write(segment, 0, n);
+    }
+
+    private final byte[] segment = new byte[65536];
+
     private final class Handler implements IwarpConnection.Handler {
         @Override
         public void requested(MpaFrame request, MpaV2Params params) {
@@ -189,10 +198,7 @@ public final class IwarpClient implements AutoCloseable {
 
         @Override
         public boolean send(DdpSegment s) {
-            ByteBuffer b = s.buffer();
-            for (int i = 0; i < s.payloadLength(); i++) {
-                current.write(b.get(s.payloadOffset() + i));
-            }
+            collect(current, s);
             if (s.last()) {
                 received.add(current.toByteArray());
                 current.reset();
@@ -219,10 +225,7 @@ public final class IwarpClient implements AutoCloseable {
 
         @Override
         public boolean readResponse(Object token, long offset, DdpSegment s) {
-            ByteBuffer b = s.buffer();
-            for (int i = 0; i < s.payloadLength(); i++) {
-                currentRead.write(b.get(s.payloadOffset() + i));
-            }
+            collect(currentRead, s);
             if (s.last()) {
                 readsDone.add(currentRead.toByteArray());
                 currentRead.reset();
