@@ -88,16 +88,12 @@ public final class IwarpPerf {
 
     private static void writeBandwidth(IwarpClient c, Perf.Settings s, Duration timeout, PrintStream out)
             throws IOException {
-        ByteBuffer q = control(c, Control.QUERY_REGION, new byte[0], timeout);
-        long va = q.getLong(Control.HEADER);
-        int rkey = q.getInt(Control.HEADER + 8);
-        long length = Integer.toUnsignedLong(q.getInt(Control.HEADER + 12));
+        Region r = Region.query(c, timeout);
         byte[] m = new byte[s.bwSize()];
-        int slots = (int) Math.max(1, length / Math.max(1, m.length));
         int n = s.bwIterations();
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
-            c.write(rkey, va + (long) (i % slots) * m.length, m);
+            c.write(r.rkey, r.address(i, m.length), m);
         }
         control(c, Control.STATS, new byte[0], timeout); // after every WRITE (IBA 9.5)
         bandwidth(out, Perf.Test.WRITE_BW, m.length, n, System.nanoTime() - t0);
@@ -105,19 +101,15 @@ public final class IwarpPerf {
 
     private static void readBandwidth(IwarpClient c, Perf.Settings s, Duration timeout, PrintStream out)
             throws IOException {
-        ByteBuffer q = control(c, Control.QUERY_REGION, new byte[0], timeout);
-        long va = q.getLong(Control.HEADER);
-        int rkey = q.getInt(Control.HEADER + 8);
-        long length = Integer.toUnsignedLong(q.getInt(Control.HEADER + 12));
+        Region r = Region.query(c, timeout);
         int size = s.bwSize();
-        int slots = (int) Math.max(1, length / Math.max(1, size));
         int n = s.bwIterations();
         int issued = 0;
         int done = 0;
         long t0 = System.nanoTime();
         while (done < n) {
             while (issued < n && c.engine.canReadRequest()) {
-                c.read(rkey, va + (long) (issued % slots) * size, size);
+                c.read(r.rkey, r.address(issued, size), size);
                 issued++;
             }
             c.pollUntil(() -> !c.readsDone.isEmpty(), timeout);
@@ -126,6 +118,21 @@ public final class IwarpPerf {
             }
         }
         bandwidth(out, Perf.Test.READ_BW, size, n, System.nanoTime() - t0);
+    }
+
+    /** The target's RDMA region (QUERY_REGION), cut into message-sized slots used in turn. */
+    private record Region(long va, int rkey, long length) {
+        static Region query(IwarpClient c, Duration timeout) throws IOException {
+            ByteBuffer q = control(c, Control.QUERY_REGION, new byte[0], timeout);
+            return new Region(q.getLong(Control.HEADER), q.getInt(Control.HEADER + 8),
+                    Integer.toUnsignedLong(q.getInt(Control.HEADER + 12)));
+        }
+
+        /** The address of message {@code i} of {@code size} bytes. */
+        long address(int i, int size) {
+            long slots = Math.max(1, length / Math.max(1, size));
+            return va + (i % slots) * size;
+        }
     }
 
     private static void bandwidth(PrintStream out, Perf.Test t, int size, int n, long ns) {

@@ -124,7 +124,7 @@ public final class IwarpConnection {
         this.mpa = mpa;
         this.initiator = initiator;
         this.reader = new FpduReader(this::ulpdu);
-        new RdmapWriter(maxFpdu, false); // fails early on a useless size
+        RdmapWriter.maxUlpdu(maxFpdu); // fails early on a useless size
         if (initiator != null) {
             state = State.AWAITING_REPLY;
             control.add(ByteBuffer.wrap(initiator.request()));

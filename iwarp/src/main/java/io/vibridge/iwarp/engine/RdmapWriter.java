@@ -26,12 +26,17 @@ final class RdmapWriter {
      * @param crc     whether FPDUs carry CRC32C (else zeros)
      */
     RdmapWriter(int maxFpdu, boolean crc) {
+        this.maxUlpdu = maxUlpdu(maxFpdu);
+        this.crc = crc ? new CRC32C() : null;
+    }
+
+    /** The largest segment an FPDU of {@code maxFpdu} bytes holds (pad 0); refuses a size that holds no useful one. */
+    static int maxUlpdu(int maxFpdu) {
         int ulpdu = ((maxFpdu - Fpdu.CRC_LENGTH) & ~3) - Fpdu.LENGTH_FIELD;
         if (ulpdu < RdmapOpcode.READ_REQUEST.headerLength() + 4) {
             throw new IllegalArgumentException("an FPDU of " + maxFpdu + " bytes holds no useful segment");
         }
-        this.maxUlpdu = Math.min(ulpdu, Fpdu.MAX_ULPDU - 3);
-        this.crc = crc ? new CRC32C() : null;
+        return Math.min(ulpdu, Fpdu.MAX_ULPDU - 3);
     }
 
     int maxUlpdu() {
