@@ -100,6 +100,8 @@ public final class IwarpBridge {
     private int curSend = -1;
     /** The client RDMA Write being gathered (contiguous segments), or -1; its STag, start TO and bytes. */
     private int curWrite = -1;
+    /** A client message waits for a free slot (its credit stall is counted once). */
+    private boolean admissionStalled;
     /** What goes to the client, in the order the target issued it: {@link TargetSend}s and cut-through ops. */
     private final ArrayDeque<Object> toClient = new ArrayDeque<>();
 
@@ -369,9 +371,13 @@ public final class IwarpBridge {
             return false;
         }
         if (slots.admit()) {
+            admissionStalled = false;
             return true;
         }
-        metrics.creditStall(Direction.CLIENT_TO_TARGET);
+        if (!admissionStalled) { // one stall per waiting message, however often input is fed again (as EnginePeer)
+            admissionStalled = true;
+            metrics.creditStall(Direction.CLIENT_TO_TARGET);
+        }
         return false;
     }
 
