@@ -19,6 +19,7 @@ import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
 import io.vibridge.verbs.WrOpcode;
+import io.vibridge.verbs.soft.port.IdleStrategy;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
@@ -79,6 +80,9 @@ public final class VerbsBench implements Callable<Integer> {
     int concurrency = 32;
     @Option(names = "--only-setup", description = "run only the connection-setup rate")
     boolean onlySetup;
+    @Option(names = "--idle", description = "both devices' receive threads and both benchmark threads: block, spin "
+            + "or backoff (the soft device option idle; default: ${DEFAULT-VALUE})")
+    String idle = "block";
 
     public static void main(String[] args) {
         // INFO logging (the library has no logback.xml of its own; logback would default to DEBUG)
@@ -102,15 +106,20 @@ public final class VerbsBench implements Callable<Integer> {
     }
 
     private DeviceConfig config(String ip) {
-        DeviceConfig c = DeviceConfig.of(ip);
+        DeviceConfig c = polling() ? DeviceConfig.of(ip).withOption("idle", idle) : DeviceConfig.of(ip);
         return provider == null ? c : c.withProvider(provider);
+    }
+
+    /** Polling mode: the benchmark's own threads spin on their completion queue instead of yielding or parking. */
+    private boolean polling() {
+        return !IdleStrategy.parse(idle).blocks();
     }
 
     private int orchestrate() throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Process server = new ProcessBuilder(java.toString(), "-Xmx1g", "--enable-native-access=ALL-UNNAMED",
                 "-Dlogback.configurationFile=" + System.getProperty("logback.configurationFile"), "-cp", System.getProperty("java.class.path"),
-                VerbsBench.class.getName(), "--role", "server", "--server-ip", serverIp, "--client-ip", clientIp,
+                VerbsBench.class.getName(), "--role", "server", "--server-ip", serverIp, "--client-ip", clientIp, "--idle", idle,
                 "--size", Integer.toString(size), "--depth", Integer.toString(depth))
                 .redirectErrorStream(true).start();
         try {
@@ -151,11 +160,13 @@ public final class VerbsBench implements Callable<Integer> {
             QueuePair qp = pd.createQueuePair(new QpInitAttributes(cq, cq, depth, RECV_DEPTH * depth));
             MemoryRegion target = pd.registerMemory(ByteBuffer.allocateDirect(depth * size),
                     EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-            MemoryRegion recv = pd.registerMemory(ByteBuffer.allocateDirect(RECV_DEPTH * depth * size), EnumSet.of(Access.LOCAL_WRITE));
+            // the receives cycle over depth x size bytes, the footprint of the WRITE target: a receive ring of
+            // RECV_DEPTH x that (32 MiB) made SEND pay cache misses WRITE did not (verbs-backend README "SEND and WRITE")
+            MemoryRegion recv = pd.registerMemory(ByteBuffer.allocateDirect(depth * size), EnumSet.of(Access.LOCAL_WRITE));
             MemoryRegion echo = pd.registerMemory(ByteBuffer.allocateDirect(64), EnumSet.of(Access.LOCAL_WRITE));
             ReceiveWorkRequest rwr = new ReceiveWorkRequest();
             for (int i = 0; i < RECV_DEPTH * depth; i++) {
-                qp.postRecv(rwr.set(i, recv, i * size, size));
+                qp.postRecv(rwr.set(i, recv, slot(i), size));
             }
             DatagramChannel udp = DatagramChannel.open(StandardProtocolFamily.INET);
             udp.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
@@ -190,6 +201,7 @@ public final class VerbsBench implements Callable<Integer> {
                 req.id().accept(qp, AcceptParams.defaults(pdata).withRnr(7, 1));
                 WorkCompletion[] wcs = completions(32);
                 SendWorkRequest swr = new SendWorkRequest();
+                boolean spin = polling();
                 int idle = 0;
                 while (true) {
                     int n = cq.poll(wcs);
@@ -199,7 +211,7 @@ public final class VerbsBench implements Callable<Integer> {
                         }
                         events.poll();
                         // spin briefly (latency), then back off so the receive thread gets the CPU
-                        if (++idle < 200) {
+                        if (spin || ++idle < 200) {
                             Thread.onSpinWait();
                         } else {
                             java.util.concurrent.locks.LockSupport.parkNanos(idle < 2000 ? 1_000 : 50_000);
@@ -219,10 +231,10 @@ public final class VerbsBench implements Callable<Integer> {
                         if (wc.opcode == WcOpcode.RECV) {
                             if (wc.byteLength == 8) {                 // ping: echo it
                                 swr.set(0, WrOpcode.SEND, echo, 0, 8).signaled(false);
-                                echo.buffer().putLong(0, recv.buffer().getLong((int) wc.wrId * size));
+                                echo.buffer().putLong(0, recv.buffer().getLong(slot(wc.wrId)));
                                 qp.postSend(swr);
                             }
-                            qp.postRecv(rwr.set(wc.wrId, recv, (int) wc.wrId * size, size));
+                            qp.postRecv(rwr.set(wc.wrId, recv, slot(wc.wrId), size));
                         }
                     }
                 }
@@ -230,6 +242,11 @@ public final class VerbsBench implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** Where receive {@code wrId} lands in the server's receive region. */
+    private int slot(long wrId) {
+        return (int) (wrId % depth) * size;
     }
 
     private static void udpReceiver(DatagramChannel udp) {
@@ -306,6 +323,7 @@ public final class VerbsBench implements Callable<Integer> {
 
             // 1. 8-byte SEND round trips
             SendWorkRequest swr = new SendWorkRequest();
+            boolean spin = polling();
             long[] rtt = new long[pingpongs];
             int warm = Math.min(2000, pingpongs);
             for (int i = -warm; i < pingpongs; i++) {
@@ -324,7 +342,11 @@ public final class VerbsBench implements Callable<Integer> {
                         }
                     }
                     if (n == 0) {
-                        Thread.yield();
+                        if (spin) {
+                            Thread.onSpinWait();
+                        } else {
+                            Thread.yield();
+                        }
                     }
                 }
                 if (i >= 0) {
@@ -332,8 +354,8 @@ public final class VerbsBench implements Callable<Integer> {
                 }
             }
             Arrays.sort(rtt);
-            System.out.printf("SEND 8 B round trip: p50 %.1f us, p99 %.1f us (%d round trips)%n",
-                    rtt[rtt.length / 2] / 1e3, rtt[(int) (rtt.length * 0.99)] / 1e3, rtt.length);
+            System.out.printf("SEND 8 B round trip: p50 %.1f us, p99 %.1f us (%d round trips, idle=%s)%n",
+                    rtt[rtt.length / 2] / 1e3, rtt[(int) (rtt.length * 0.99)] / 1e3, rtt.length, idle);
 
             // 2. and 3. bandwidth
             Thread rx = findThread("soft-rx-" + clientIp);

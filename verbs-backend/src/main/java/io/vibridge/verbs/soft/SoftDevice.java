@@ -52,7 +52,8 @@ public final class SoftDevice implements VerbsDevice, RocePort.Inbound {
         }
         params = SoftParams.of(config);        // options first: nothing to undo when one is wrong
         try {
-            port = new RocePort(address, config.udpPort(), params.maxPathMtu(), params.udpOffload(), SoftParams.PORT_LIMITS);
+            port = new RocePort(address, config.udpPort(), params.maxPathMtu(), params.udpOffload(), SoftParams.PORT_LIMITS,
+                    params.idle());
         } catch (IOException e) {
             throw new VerbsException("cannot bind UDP " + address.getHostAddress() + ":" + config.udpPort() + ": "
                     + e.getMessage(), e);
@@ -130,7 +131,7 @@ public final class SoftDevice implements VerbsDevice, RocePort.Inbound {
 
     @Override
     public CompletionQueue createCompletionQueue(int capacity) {
-        return new SoftCompletionQueue(port.events(), capacity);
+        return new SoftCompletionQueue(port.events(), capacity, port.polls() ? port::pollInput : null);
     }
 
     @Override

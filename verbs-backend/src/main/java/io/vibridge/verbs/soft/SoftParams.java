@@ -2,6 +2,7 @@ package io.vibridge.verbs.soft;
 
 import io.vibridge.verbs.DeviceConfig;
 import io.vibridge.verbs.VerbsException;
+import io.vibridge.verbs.soft.port.IdleStrategy;
 import io.vibridge.verbs.soft.port.RocePort;
 import io.vibridge.verbs.soft.udp.UdpSocket;
 import io.vibridge.verbs.soft.wire.Gid;
@@ -29,15 +30,19 @@ import org.slf4j.LoggerFactory;
  * <li>{@code max-mtu}: caps the port's largest path MTU, one of 256, 512, 1024, 2048, 4096;
  * <li>{@code udp-offload}: {@code auto} (default), {@code on} or {@code off} (UDP_SEGMENT/UDP_GRO sockets);
  * <li>{@code faults}: egress fault injection, {@code drop=0.05,dup=0.01,reorder=0.01,corrupt=0,seed=1}
- *     (rates 0..1; {@code duplicate} is accepted for {@code dup}).
+ *     (rates 0..1; {@code duplicate} is accepted for {@code dup});
+ * <li>{@code idle}: what the receive thread does between packets, {@code block} (default), {@code spin} or
+ *     {@code backoff} ({@link IdleStrategy}: the polling mode).
  * </ul>
  *
  * @param interfaceMtu the MTU of the interface the device sits on (or {@code netdev-mtu})
  * @param maxPathMtu   the port's largest IB path MTU: from the interface MTU, capped by {@code max-mtu}
  * @param udpOffload   option {@code udp-offload}
  * @param faults       option {@code faults}, {@link FaultConfig#NONE} when absent
+ * @param idle         option {@code idle}, {@link IdleStrategy#BLOCK} when absent
  */
-public record SoftParams(int interfaceMtu, int maxPathMtu, UdpSocket.Offload udpOffload, FaultConfig faults) {
+public record SoftParams(int interfaceMtu, int maxPathMtu, UdpSocket.Offload udpOffload, FaultConfig faults,
+                         IdleStrategy idle) {
     private static final Logger LOG = LoggerFactory.getLogger(SoftParams.class);
 
     // ---------------------------------------------------------------- transport (rxe_param.h)
@@ -95,7 +100,7 @@ public record SoftParams(int interfaceMtu, int maxPathMtu, UdpSocket.Offload udp
     public static final int MIN_INTERFACE_MTU = 68;
 
     /** The device options this provider knows. */
-    public static final Set<String> OPTIONS = Set.of("netdev-mtu", "max-mtu", "udp-offload", "faults");
+    public static final Set<String> OPTIONS = Set.of("netdev-mtu", "max-mtu", "udp-offload", "faults", "idle");
 
     /** The port's sizes, for {@link RocePort}. */
     static final RocePort.Limits PORT_LIMITS = new RocePort.Limits(SOCKET_BUFFER, RECEIVE_BUFFER, IDLE_BATCHES,
@@ -113,7 +118,7 @@ public record SoftParams(int interfaceMtu, int maxPathMtu, UdpSocket.Offload udp
         int interfaceMtu = o.containsKey("netdev-mtu") ? netdevMtu(o.get("netdev-mtu")) : interfaceMtu(config.address());
         String faults = o.get("faults");
         return new SoftParams(interfaceMtu, maxPathMtu(interfaceMtu, o.get("max-mtu")), udpOffload(o.get("udp-offload")),
-                faults == null ? FaultConfig.NONE : faults(faults));
+                faults == null ? FaultConfig.NONE : faults(faults), idle(o.get("idle")));
     }
 
     /** Option {@code netdev-mtu}: an interface MTU, at least 68. */
@@ -145,6 +150,15 @@ public record SoftParams(int interfaceMtu, int maxPathMtu, UdpSocket.Offload udp
             return UdpSocket.Offload.parse(v);
         } catch (IllegalArgumentException e) {
             throw new VerbsException("option udp-offload must be auto, on or off, got " + v);
+        }
+    }
+
+    /** Option {@code idle}: block (also when absent), spin or backoff. */
+    static IdleStrategy idle(String v) {
+        try {
+            return IdleStrategy.parse(v);
+        } catch (IllegalArgumentException e) {
+            throw new VerbsException("option idle must be " + IdleStrategy.ACCEPTED + ", got " + v);
         }
     }
 

@@ -5,8 +5,10 @@ import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.CmId;
 import io.vibridge.verbs.ConnectParams;
 import io.vibridge.verbs.ConnectionManager;
+import io.vibridge.verbs.DeviceConfig;
 import io.vibridge.verbs.VerbsDevice;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -26,8 +28,14 @@ final class Connected implements AutoCloseable {
 
     Connected(int bufferSize, int maxWr, Function<VerbsDevice, ConnectParams> tweak, AcceptParams accept)
             throws InterruptedException {
-        devA = TestDevices.open();
-        devB = TestDevices.open();
+        this(bufferSize, maxWr, tweak, accept, c -> c.withProvider("soft"));
+    }
+
+    /** Both devices opened with {@code device} applied to their configuration. */
+    Connected(int bufferSize, int maxWr, Function<VerbsDevice, ConnectParams> tweak, AcceptParams accept,
+              UnaryOperator<DeviceConfig> device) throws InterruptedException {
+        devA = TestDevices.open(device);
+        devB = TestDevices.open(device);
         a = new Endpoint(devA, bufferSize, maxWr);
         b = new Endpoint(devB, bufferSize, maxWr);
         listener = devB.connectionManager().listen(SID, eventsB::add, null);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vibridge.verbs.DeviceConfig;
 import io.vibridge.verbs.VerbsException;
+import io.vibridge.verbs.soft.port.IdleStrategy;
 import io.vibridge.verbs.soft.udp.UdpSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +20,7 @@ class SoftParamsTest {
         SoftParams p = SoftParams.of(BASE);
         assertThat(p.udpOffload()).isEqualTo(UdpSocket.Offload.AUTO);
         assertThat(p.faults()).isEqualTo(FaultConfig.NONE);
+        assertThat(p.idle()).isEqualTo(IdleStrategy.BLOCK);
         assertThat(p.interfaceMtu()).isEqualTo(SoftParams.interfaceMtu(BASE.address()));
         assertThat(p.maxPathMtu()).isEqualTo(io.vibridge.verbs.soft.wire.PathMtu.portMaxBytes(p.interfaceMtu()));
     }
@@ -26,8 +28,22 @@ class SoftParamsTest {
     @Test
     void everyOptionTogether() {
         SoftParams p = SoftParams.of(BASE.withOption("netdev-mtu", "9000").withOption("max-mtu", "2048")
-                .withOption("udp-offload", "off").withOption("faults", "drop=0.1,dup=0.2,reorder=0.3,corrupt=0.4,seed=7"));
-        assertThat(p).isEqualTo(new SoftParams(9000, 2048, UdpSocket.Offload.OFF, new FaultConfig(0.1, 0.2, 0.3, 0.4, 7)));
+                .withOption("udp-offload", "off").withOption("faults", "drop=0.1,dup=0.2,reorder=0.3,corrupt=0.4,seed=7")
+                .withOption("idle", "backoff"));
+        assertThat(p).isEqualTo(new SoftParams(9000, 2048, UdpSocket.Offload.OFF, new FaultConfig(0.1, 0.2, 0.3, 0.4, 7),
+                IdleStrategy.BACKOFF));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"block, block", "SPIN, spin", " backoff , backoff"})
+    void idleStrategies(String value, String name) {
+        assertThat(SoftParams.of(BASE.withOption("idle", value)).idle().name()).isEqualTo(name);
+    }
+
+    @Test
+    void badIdle() {
+        assertThatThrownBy(() -> SoftParams.of(BASE.withOption("idle", "poll")))
+                .isInstanceOf(VerbsException.class).hasMessage("option idle must be block, spin or backoff, got poll");
     }
 
     @Test
@@ -103,7 +119,7 @@ class SoftParamsTest {
     void unknownOptionIsRefusedWithTheKnownOnes() {
         assertThatThrownBy(() -> SoftParams.of(BASE.withOption("max_mtu", "1024")))
                 .isInstanceOf(VerbsException.class)
-                .hasMessage("unknown soft device option max_mtu (known: faults, max-mtu, netdev-mtu, udp-offload)");
+                .hasMessage("unknown soft device option max_mtu (known: faults, idle, max-mtu, netdev-mtu, udp-offload)");
     }
 
     @Test

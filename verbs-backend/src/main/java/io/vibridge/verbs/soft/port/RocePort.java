@@ -17,6 +17,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,12 +66,21 @@ public final class RocePort implements PacketPort {
     private final Transmitter transmitter;
     private final IcrcPolicy icrc;
     private final Thread receiver;
+    private final IdleStrategy idle;
+    /** A received group can exceed one UDP datagram's 64 KiB (GRO may merge more; MSG_TRUNC is an error). */
+    private final ByteBuffer rxBuf;
+    private final ReceivedGroup rxGroup;
+    /** Polling mode: one receiver at a time, the receive thread or a consumer ({@link #pollInput}); guards rxBuf. */
+    private final ReentrantLock receiving = new ReentrantLock();
+    /** When a consumer last polled for input: the receive thread stands aside for {@link #HANDOVER_NANOS} after. */
+    private volatile long consumerPolledAt;
+    private static final long HANDOVER_NANOS = 100_000;
     private Inbound inbound;
     private volatile boolean closed;
 
     /** Binds the socket ({@code IOException} when it cannot); no thread runs before {@link #start}. */
-    public RocePort(InetAddress address, int udpPort, int maxPathMtu, UdpSocket.Offload offload, Limits limits)
-            throws IOException {
+    public RocePort(InetAddress address, int udpPort, int maxPathMtu, UdpSocket.Offload offload, Limits limits,
+                    IdleStrategy idle) throws IOException {
         this.address = address;
         this.ipv4 = Gid.ipv4(address.getAddress());
         this.udpPort = udpPort;
@@ -77,6 +88,13 @@ public final class RocePort implements PacketPort {
         this.limits = limits;
         this.name = address.getHostAddress() + ":" + udpPort;
         this.socket = UdpSocket.open(address, udpPort, limits.socketBuffer(), offload);
+        this.idle = idle.blocks() || socket.canPoll() ? idle : IdleStrategy.BLOCK;
+        this.rxBuf = ByteBuffer.allocateDirect(limits.receiveBuffer());
+        this.rxGroup = new ReceivedGroup(rxBuf);
+        this.consumerPolledAt = System.nanoTime() - 2 * HANDOVER_NANOS;
+        if (this.idle != idle) {
+            LOG.info("{}: idle={} needs the Linux socket (udp-offload); the receive thread blocks instead", name, idle.name());
+        }
         timers = new ScheduledThreadPoolExecutor(1, daemon("soft-timer-" + name));
         timers.setRemoveOnCancelPolicy(true);
         events = Executors.newSingleThreadExecutor(daemon("soft-events-" + name));
@@ -99,7 +117,8 @@ public final class RocePort implements PacketPort {
     /** For the device's log line at open: the granted socket buffers and the offload mode. */
     public String describeSocket() {
         return "socket buffers rcv " + socket.receiveBufferSize() + " snd " + socket.sendBufferSize() + " (asked "
-                + limits.socketBuffer() + "), UDP segmentation offload " + (socket.segmentationOffload() ? "on" : "off");
+                + limits.socketBuffer() + "), UDP segmentation offload " + (socket.segmentationOffload() ? "on" : "off")
+                + ", receive thread idle=" + idle.name();
     }
 
     private static ThreadFactory daemon(String name) {
@@ -108,6 +127,11 @@ public final class RocePort implements PacketPort {
             t.setDaemon(true);
             return t;
         };
+    }
+
+    /** True in polling mode: consumers polling an empty completion queue receive themselves ({@link #pollInput}). */
+    public boolean polls() {
+        return !idle.blocks();
     }
 
     /** True while sends hand groups of datagrams to the kernel at once (UDP_SEGMENT). */
@@ -179,21 +203,64 @@ public final class RocePort implements PacketPort {
     // ---------------------------------------------------------------- receive
 
     private void receiveLoop() {
-        // a received group can exceed one UDP datagram's 64 KiB (GRO may merge more; MSG_TRUNC is an error)
-        ByteBuffer buf = ByteBuffer.allocateDirect(limits.receiveBuffer());
-        ReceivedGroup group = new ReceivedGroup(buf);
+        if (idle.blocks()) {
+            blockingLoop();
+        } else {
+            pollingLoop();
+        }
+    }
+
+    /** Idle strategy {@code block}: the thread sleeps in {@code recvmsg} between packets. */
+    private void blockingLoop() {
         while (!closed) {
             try {
-                int total = socket.receive(buf);
+                int total = socket.receive(rxBuf);
                 if (total < 0) {
                     break;
                 }
-                int srcIp = socket.sourceIp();
-                int srcPort = socket.sourcePort();
-                int size = socket.segmentSize();
-                for (int off = 0, k = 0; off < total; off += size, k++) {
-                    int len = Math.min(size, total - off);
-                    onDatagram(group.datagram(k, size, len), len, k, srcIp, srcPort);
+                onGroup(total);
+            } catch (ClosedChannelException e) {
+                break;
+            } catch (Exception e) {
+                if (!closed) {
+                    LOG.error("{}: receive loop error (packet dropped)", name, e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Polling mode: non-blocking receives while the idle strategy lasts, then a wait for the socket to become
+     * readable; while a consumer polls ({@link #pollInput}), the consumer receives and this thread stays out of
+     * its way, so that a round trip costs one polling thread per side, as a busy-polling socket does.
+     */
+    private void pollingLoop() {
+        long lastWork = System.nanoTime();
+        while (!closed) {
+            try {
+                if (System.nanoTime() - consumerPolledAt < HANDOVER_NANOS) {
+                    LockSupport.parkNanos(this, HANDOVER_NANOS);
+                    lastWork = System.nanoTime();
+                    continue;
+                }
+                int total;
+                receiving.lock();
+                try {
+                    total = socket.poll(rxBuf);
+                    if (total > 0) {
+                        onGroup(total);
+                    }
+                } finally {
+                    receiving.unlock();
+                }
+                if (total < 0) {
+                    break;
+                }
+                if (total > 0) {
+                    lastWork = System.nanoTime();
+                } else if (!idle.idle(System.nanoTime() - lastWork)) {
+                    socket.awaitReadable();
+                    lastWork = System.nanoTime();
                 }
             } catch (ClosedChannelException e) {
                 break;
@@ -202,6 +269,46 @@ public final class RocePort implements PacketPort {
                     LOG.error("{}: receive loop error (packet dropped)", name, e);
                 }
             }
+        }
+    }
+
+    /**
+     * Polling mode, on a consumer's thread that found its completion queue empty: receives what waits on the
+     * socket, as the receive thread would, so that the completion needs no thread hand-off. Returns the bytes
+     * received (0 also when the receive thread is receiving, or in the default idle strategy, {@code block}).
+     */
+    public int pollInput() {
+        if (idle.blocks() || closed) {
+            return 0;
+        }
+        consumerPolledAt = System.nanoTime();
+        if (!receiving.tryLock()) {
+            return 0;
+        }
+        try {
+            int total = socket.poll(rxBuf);
+            if (total > 0) {
+                onGroup(total);
+            }
+            return Math.max(total, 0);
+        } catch (Exception e) {
+            if (!closed && !(e instanceof ClosedChannelException)) {
+                LOG.error("{}: receive error on a polling consumer (packet dropped)", name, e);
+            }
+            return 0;
+        } finally {
+            receiving.unlock();
+        }
+    }
+
+    /** A received group of {@code total} bytes at {@link #rxBuf}, cut into its datagrams. */
+    private void onGroup(int total) {
+        int srcIp = socket.sourceIp();
+        int srcPort = socket.sourcePort();
+        int size = socket.segmentSize();
+        for (int off = 0, k = 0; off < total; off += size, k++) {
+            int len = Math.min(size, total - off);
+            onDatagram(rxGroup.datagram(k, size, len), len, k, srcIp, srcPort);
         }
     }
 

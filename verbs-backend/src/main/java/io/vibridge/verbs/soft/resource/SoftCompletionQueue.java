@@ -5,6 +5,7 @@ import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
 import java.util.concurrent.Executor;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,6 +18,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
     private static final Logger LOG = LoggerFactory.getLogger(SoftCompletionQueue.class);
     /** Runs handlers armed without an executor of their own: the device's event thread. */
     private final Executor events;
+    private final IntSupplier input;
     private final int capacity;
     private final long[] wrId;
     private final WcStatus[] status;
@@ -35,6 +37,17 @@ public final class SoftCompletionQueue implements CompletionQueue {
     private Executor executor;
 
     public SoftCompletionQueue(Executor events, int capacity) {
+        this(events, capacity, null);
+    }
+
+    /**
+     * {@code input} (or null): polled on a consumer's thread when {@link #poll} finds the queue empty, the device
+     * receiving what waits on its socket there (polling mode; it returns the bytes received). Only while no
+     * handler is set ({@link #onNotify}): an event-driven consumer, such as the gateway's event loop, never
+     * runs the device's receive path inside its own poll.
+     */
+    public SoftCompletionQueue(Executor events, int capacity, IntSupplier input) {
+        this.input = input;
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be >= 1");
         }
@@ -81,13 +94,14 @@ public final class SoftCompletionQueue implements CompletionQueue {
 
     @Override
     public int poll(WorkCompletion[] out) {
-        if (tail == headHint) {
+        if (tail == headHint && (input == null || eventDriven || input.getAsInt() == 0 || tail == headHint)) {
             return 0;                     // empty: no monitor taken, so idle pollers do not slow producers
         }
         return pollLocked(out);
     }
 
     private volatile long headHint;
+    private volatile boolean eventDriven;
 
     private synchronized int pollLocked(WorkCompletion[] out) {
         int n = 0;
@@ -128,6 +142,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
     @Override
     public synchronized void onNotify(Runnable handler, Executor executor) {
         this.handler = handler;
+        this.eventDriven = handler != null;
         this.executor = executor;
     }
 

@@ -52,7 +52,10 @@ final class LinuxUdpSocket implements UdpSocket {
     private static final int UDP_GRO = 104;
     private static final int SHUT_RDWR = 2;
     private static final int MSG_TRUNC = 0x20;
+    private static final int MSG_DONTWAIT = 0x40;
+    private static final short POLLIN = 1;
     private static final int EINTR = 4;
+    private static final int EAGAIN = 11;
     private static final int EIO = 5;
     private static final int EINVAL = 22;
     private static final int ENOPROTOOPT = 92;
@@ -91,6 +94,8 @@ final class LinuxUdpSocket implements UdpSocket {
     // receive state, confined to the receiving thread
     private final MemorySegment rx;
     private final MemorySegment rxErrno;
+    /** struct pollfd {int fd; short events; short revents;} for {@link #awaitReadable}. */
+    private final MemorySegment pollFd;
     private ByteBuffer rxBuffer;
     private long rxAddress;
     private int sourceIp;
@@ -103,6 +108,9 @@ final class LinuxUdpSocket implements UdpSocket {
         this.sendBuffer = sendBuffer;
         this.rx = arena.allocate(SCRATCH, 8);
         this.rxErrno = arena.allocate(Native.CAPTURE);
+        this.pollFd = arena.allocate(8, 4);
+        pollFd.set(JAVA_INT, 0, fd);
+        pollFd.set(JAVA_SHORT, 4, POLLIN);
         rx.set(ADDRESS, MSG_NAME, rx.asSlice(SOCKADDR, SOCKADDR_LEN));
         rx.set(ADDRESS, MSG_IOV, rx.asSlice(IOV, 16));
         rx.set(JAVA_LONG, MSG_IOVLEN, 1);
@@ -249,6 +257,34 @@ final class LinuxUdpSocket implements UdpSocket {
 
     @Override
     public int receive(ByteBuffer buf) throws IOException {
+        return receive(buf, 0);
+    }
+
+    @Override
+    public boolean canPoll() {
+        return true;
+    }
+
+    @Override
+    public int poll(ByteBuffer buf) throws IOException {
+        return receive(buf, MSG_DONTWAIT);
+    }
+
+    @Override
+    public void awaitReadable() throws IOException {
+        if (!enter()) {
+            return;
+        }
+        try {
+            int ignored = (int) Native.POLL.invokeExact(pollFd, 1L, -1);   // shutdown at close wakes it too
+        } catch (Throwable t) {
+            throw new IOException("poll failed", t);
+        } finally {
+            leave();
+        }
+    }
+
+    private int receive(ByteBuffer buf, int flags) throws IOException {
         if (buf != rxBuffer) {
             if (!buf.isDirect()) {
                 throw new IllegalArgumentException("receive needs a direct buffer");
@@ -266,7 +302,7 @@ final class LinuxUdpSocket implements UdpSocket {
                 rx.set(JAVA_INT, MSG_FLAGS, 0);
                 rx.set(JAVA_LONG, IOV, rxAddress);
                 rx.set(JAVA_LONG, IOV + 8, buf.capacity());
-                long n = (long) Native.RECVMSG.invokeExact(rxErrno, fd, rx, 0);
+                long n = (long) Native.RECVMSG.invokeExact(rxErrno, fd, rx, flags);
                 if (closed) {
                     return -1;
                 }
@@ -274,6 +310,9 @@ final class LinuxUdpSocket implements UdpSocket {
                     int e = errno(rxErrno);
                     if (e == EINTR) {
                         continue;
+                    }
+                    if (e == EAGAIN) {
+                        return 0;                            // MSG_DONTWAIT and nothing queued
                     }
                     throw new IOException("recvmsg: " + strerror(e));
                 }
@@ -459,6 +498,7 @@ final class LinuxUdpSocket implements UdpSocket {
         static final MethodHandle SENDMSG;
         static final MethodHandle RECVMSG;
         static final MethodHandle SHUTDOWN;
+        static final MethodHandle POLL;
         static final MethodHandle CLOSE;
         static final MethodHandle STRERROR;
 
@@ -475,6 +515,7 @@ final class LinuxUdpSocket implements UdpSocket {
             SENDMSG = link(linker, libc, "sendmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), errno);
             RECVMSG = link(linker, libc, "recvmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), errno);
             SHUTDOWN = link(linker, libc, "shutdown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+            POLL = link(linker, libc, "poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
             CLOSE = link(linker, libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
             STRERROR = link(linker, libc, "strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
         }

@@ -84,6 +84,21 @@ final class NioUdpSocket implements UdpSocket {
         return n;
     }
 
+    @Override
+    public boolean canPoll() {
+        return false;
+    }
+
+    @Override
+    public int poll(ByteBuffer buf) throws IOException {
+        return receive(buf);                                 // a blocking channel: a poll waits as receive does
+    }
+
+    @Override
+    public void awaitReadable() {
+        throw new UnsupportedOperationException("the portable socket cannot poll");
+    }
+
     private static boolean isIpv4(SocketAddress a) {
         return ((InetSocketAddress) a).getAddress() instanceof Inet4Address;
     }

@@ -81,6 +81,21 @@ public sealed interface UdpSocket extends Closeable permits LinuxUdpSocket, NioU
      */
     int receive(ByteBuffer buf) throws IOException;
 
+    /** True when {@link #poll} does not block (the Linux socket); the portable one always blocks. */
+    boolean canPoll();
+
+    /**
+     * As {@link #receive} without waiting: 0 when no datagram is queued (an empty datagram, never a RoCEv2
+     * packet, reads as 0 too). Blocks as {@link #receive} does where {@link #canPoll} is false.
+     */
+    int poll(ByteBuffer buf) throws IOException;
+
+    /**
+     * Blocks until a datagram waits (or the socket closes) without taking it, so that whoever polls next does;
+     * only where {@link #canPoll} is true.
+     */
+    void awaitReadable() throws IOException;
+
     /** Source IPv4 address (big-endian int) of the last receive. */
     int sourceIp();
 

@@ -72,6 +72,30 @@ class UdpSocketTest {
     }
 
     @Test
+    void pollReturnsZeroWhenNothingWaitsAndTheGroupWhenOneDoes() throws Exception {
+        try (UdpSocket tx = open("127.0.0.41", UdpSocket.Offload.ON);
+             UdpSocket rx = open("127.0.0.42", UdpSocket.Offload.ON)) {
+            assertThat(rx.canPoll()).isTrue();
+            ByteBuffer buf = ByteBuffer.allocateDirect(65536);
+            assertThat(rx.poll(buf)).isZero();
+            ByteBuffer data = pattern(10_500);
+            tx.newSender().send(data, 0, 10_500, 1000, new InetSocketAddress("127.0.0.42", PORT), 0x7F00_002A);
+            int n = 0;
+            for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); n == 0 && System.nanoTime() < until; ) {
+                n = rx.poll(buf);
+            }
+            assertThat(n).isEqualTo(10_500);
+            assertThat(rx.segmentSize()).isEqualTo(1000);
+            assertThat(rx.sourceIp()).isEqualTo(0x7F00_0029);
+            assertThat(buf.get(10_499)).isEqualTo(data.get(10_499));
+            assertThat(rx.poll(buf)).isZero();
+        }
+        try (UdpSocket portable = open("127.0.0.43", UdpSocket.Offload.OFF)) {
+            assertThat(portable.canPoll()).as("the portable socket blocks").isFalse();
+        }
+    }
+
+    @Test
     void segmentedSendArrivesAsDatagramsAtAPlainSocket() throws Exception {
         try (UdpSocket tx = open("127.0.0.43", UdpSocket.Offload.ON);
              UdpSocket rx = open("127.0.0.44", UdpSocket.Offload.OFF)) {
