@@ -4,6 +4,7 @@ import io.vibridge.vitcp.provider.ConnectListener;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.MemoryAttributes;
 import io.vibridge.vitcp.provider.MemoryRegion;
+import io.vibridge.vitcp.provider.IdleStrategy;
 import io.vibridge.vitcp.provider.NicConfig;
 import io.vibridge.vitcp.provider.ProtectionTag;
 import io.vibridge.vitcp.provider.Vi;
@@ -57,6 +58,10 @@ public final class ViBench implements Callable<Integer> {
     @Option(names = "--poll", description = "Round trips: poll VipRecvDone instead of blocking in VipRecvWait.")
     boolean poll;
 
+    @Option(names = "--idle", defaultValue = "block", description = "Both NICs' idle strategy: block, spin or backoff "
+            + "(polling mode: readers poll their sockets and VipRecvWait polls its descriptor; default ${DEFAULT-VALUE}).")
+    String idle;
+
     @Option(names = "--rounds", defaultValue = "3", description = "Rounds; medians are reported (default ${DEFAULT-VALUE}).")
     int rounds;
 
@@ -84,14 +89,15 @@ public final class ViBench implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        NicConfig base = NicConfig.loopback().withPlatformThreads(!virtualThreads).withReadBufferSize(256 * 1024);
+        NicConfig base = NicConfig.loopback().withPlatformThreads(!virtualThreads).withReadBufferSize(256 * 1024)
+                .withIdle(IdleStrategy.parse(idle));
         server = ViNic.open(withFraming(base.withName("bench-server")));
         client = ViNic.open(base.withName("bench-client").withListen(null));
         serverTag = server.createPtag();
         clientTag = client.createPtag();
         try {
-            System.out.printf("VI/TCP benchmark over loopback: %s, %s framing, %s reader threads, %d CPUs%n", level,
-                    framing.label(), virtualThreads ? "virtual" : "platform", Runtime.getRuntime().availableProcessors());
+            System.out.printf("VI/TCP benchmark over loopback: %s, %s framing, %s reader threads, idle=%s, %d CPUs%n", level,
+                    framing.label(), virtualThreads ? "virtual" : "platform", idle, Runtime.getRuntime().availableProcessors());
             TcpBaseline baseline = new TcpBaseline();
             long bytes = (long) streamMib << 20;
             // rounds alternate baseline and VI runs; medians damp the noise of a shared machine

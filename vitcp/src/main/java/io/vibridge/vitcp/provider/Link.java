@@ -80,9 +80,21 @@ final class Link implements ConnectionPeer {
     ConnectRequestInfo requestInfo;
     ConnectListener listener;
 
+    /** Polling mode: where the reader and a writer whose socket is full block once their idle strategy says so. */
+    private final SocketReadiness readReady;
+    private final SocketReadiness writeReady;
+    /** Serialises the reader thread's and polling consumers' reads of the socket; guards {@link #readBuf}. */
+    private final ReentrantLock readLock = new ReentrantLock();
+    private ByteBuffer readBuf;
+    private volatile Thread reader;
+    /** Consumers reading the socket themselves (polling mode): the reader thread parks while there are any. */
+    private final java.util.concurrent.atomic.AtomicInteger pollers = new java.util.concurrent.atomic.AtomicInteger();
+
     Link(ViNic nic, SocketChannel channel) {
         this.nic = nic;
         this.channel = channel;
+        this.readReady = new SocketReadiness(channel, java.nio.channels.SelectionKey.OP_READ);
+        this.writeReady = new SocketReadiness(channel, java.nio.channels.SelectionKey.OP_WRITE);
     }
 
     InetSocketAddress remoteAddress() {
@@ -94,6 +106,15 @@ final class Link implements ConnectionPeer {
     }
 
     void start() {
+        if (!nic.config().idle().blocks()) {
+            try {
+                channel.configureBlocking(false);               // polling mode: reads and writes return at once
+            } catch (IOException e) {
+                log.debug("connection {}: cannot poll its socket: {}", remoteAddress(), e.toString());
+                transportClosed();
+                return;
+            }
+        }
         threads().name("vitcp-reader").start(this::readLoop);
     }
 
@@ -160,7 +181,9 @@ final class Link implements ConnectionPeer {
     }
 
     private Thread.Builder threads() {
-        return nic.config().platformThreads() ? Thread.ofPlatform().daemon() : Thread.ofVirtual();
+        // a polling thread must not pin one of the few carriers the virtual threads share
+        boolean platform = nic.config().platformThreads() || !nic.config().idle().blocks();
+        return platform ? Thread.ofPlatform().daemon() : Thread.ofVirtual();
     }
 
     // ------------------------------------------------------------------ I/O
@@ -168,30 +191,34 @@ final class Link implements ConnectionPeer {
     private void readLoop() {
         // idle connections keep a small buffer; a read that fills it grows it up to the configured size
         int max = nic.config().readBufferSize();
-        ByteBuffer buf = max >= ViNic.SMALL_BUFFER ? nic.takeSmallBuffer() : ByteBuffer.allocateDirect(max);
+        IdleStrategy idle = nic.config().idle();
+        readLock.lock();
+        readBuf = max >= ViNic.SMALL_BUFFER ? nic.takeSmallBuffer() : ByteBuffer.allocateDirect(max);
+        reader = Thread.currentThread();
+        readLock.unlock();
+        long lastRead = System.nanoTime();
         try {
             while (!closed) {
-                buf.clear();
-                int n = channel.read(buf);
+                if (pollers.get() > 0) {                        // a consumer in VipRecvWait reads meanwhile
+                    LockSupport.park(this);
+                    lastRead = System.nanoTime();
+                    continue;
+                }
+                int n;
+                readLock.lock();
+                try {
+                    n = readOnce();
+                } finally {
+                    readLock.unlock();
+                }
                 if (n < 0) {
                     break;
                 }
-                boolean grow = n == buf.capacity() && buf.capacity() < max;
-                buf.flip();
-                boolean out;
-                lock.lock();
-                try {
-                    engine.receive(buf);
-                    out = engine.hasOutput() || engine.closeRequested();
-                } finally {
-                    lock.unlock();
-                }
-                runDeferred();
-                if (out || hasOutputNow()) {
-                    signalWriter();
-                }
-                if (grow) {
-                    buf = ByteBuffer.allocateDirect(Math.min(max, buf.capacity() * 4));
+                if (n > 0) {
+                    lastRead = System.nanoTime();
+                } else if (!idle.idle(System.nanoTime() - lastRead)) {   // polling mode, nothing there
+                    readReady.await();
+                    lastRead = System.nanoTime();
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -202,8 +229,78 @@ final class Link implements ConnectionPeer {
                 log.warn("engine failure on {}", remoteAddress(), re);
             }
         }
-        nic.returnSmallBuffer(buf); // the engine keeps no view of it past receive()
+        readLock.lock();
+        nic.returnSmallBuffer(readBuf); // the engine keeps no view of it past receive()
+        readBuf = null;
+        readLock.unlock();
         transportClosed();
+    }
+
+    /**
+     * One read of the socket handed to the engine; the bytes read, 0 when none were there (polling mode), -1 at
+     * the end of the stream. Caller holds {@link #readLock}.
+     */
+    private int readOnce() throws IOException {
+        ByteBuffer buf = readBuf;
+        buf.clear();
+        int n = channel.read(buf);
+        if (n <= 0) {
+            return n;
+        }
+        int max = nic.config().readBufferSize();
+        boolean grow = n == buf.capacity() && buf.capacity() < max;
+        buf.flip();
+        boolean out;
+        lock.lock();
+        try {
+            engine.receive(buf);
+            out = engine.hasOutput() || engine.closeRequested();
+        } finally {
+            lock.unlock();
+        }
+        runDeferred();
+        if (out || hasOutputNow()) {
+            signalWriter();
+        }
+        if (grow) {
+            readBuf = ByteBuffer.allocateDirect(Math.min(max, buf.capacity() * 4));
+        }
+        return n;
+    }
+
+    /**
+     * Polling mode, a consumer waiting for a completion: reads the socket itself instead of waiting for the
+     * reader thread to wake up and hand the completion over (one thread and no wake-up per round trip). The
+     * reader thread parks meanwhile ({@link #beginPolling}/{@link #endPolling}). Returns what
+     * {@link #readOnce} read, 0 when the reader holds the socket; the end of the stream and errors are left to
+     * the reader thread, which is woken for them.
+     */
+    int pollInput() {
+        if (!readLock.tryLock()) {
+            return 0;
+        }
+        int n;
+        try {
+            n = readBuf == null || closed ? -1 : readOnce();
+        } catch (IOException | RuntimeException e) {
+            n = -1;
+        } finally {
+            readLock.unlock();
+        }
+        if (n < 0) {
+            LockSupport.unpark(reader);                       // it reads the end (or the error) again and closes
+        }
+        return n;
+    }
+
+    void beginPolling() {
+        pollers.incrementAndGet();
+    }
+
+    void endPolling() {
+        if (pollers.decrementAndGet() == 0) {
+            LockSupport.unpark(reader);
+        }
     }
 
     void transportClosed() {
@@ -363,15 +460,20 @@ final class Link implements ConnectionPeer {
     }
 
     private void writeFully(int count) throws IOException {
-        if (count == 1) {
-            while (io[0].hasRemaining()) {
-                channel.write(io[0]);
-            }
-            return;
-        }
+        long stalledSince = 0;                                  // polling mode: when writes began to return 0
         int first = 0;
         while (first < count) {
-            channel.write(io, first, count - first);
+            long n = count == 1 ? channel.write(io[0]) : channel.write(io, first, count - first);
+            if (n > 0) {
+                stalledSince = 0;
+            } else {
+                long now = System.nanoTime();
+                stalledSince = stalledSince == 0 ? now : stalledSince;
+                if (!nic.config().idle().idle(now - stalledSince)) {
+                    writeReady.await();
+                    stalledSince = 0;
+                }
+            }
             while (first < count && !io[first].hasRemaining()) {
                 first++;
             }
@@ -388,6 +490,9 @@ final class Link implements ConnectionPeer {
         } catch (IOException ignored) {
             // closing
         }
+        readReady.close();
+        writeReady.close();
+        LockSupport.unpark(reader);
         Thread w = writer.get();
         if (w != null) {
             LockSupport.unpark(w);

@@ -531,18 +531,36 @@ public final class Vi {
         return await(recvQueue, timeout);
     }
 
-    /** How long a waiter spins on the head descriptor before it blocks (saves a wake-up on short waits). */
-    static final long SPIN_NANOS = Long.getLong("vitcp.spinNanos", 0);
-
+    /**
+     * In polling mode ({@link NicConfig#idle}) a waiter polls the head descriptor, reading the connection's socket
+     * itself meanwhile (no reader thread to wake, VIA 6.4.2 polling carried down to the socket), before it blocks.
+     */
     private Descriptor await(ArrayDeque<Descriptor> q, Duration timeout) throws InterruptedException {
+        IdleStrategy idle = nic.config().idle();
         Descriptor head;
+        Link l;
         synchronized (this) {
             head = q.peekFirst();
+            l = link;
         }
-        if (SPIN_NANOS > 0 && head != null && !head.isDone()) {
-            long until = System.nanoTime() + SPIN_NANOS;
-            while (!head.isDone() && System.nanoTime() < until) {
-                Thread.onSpinWait();
+        if (!idle.blocks() && head != null && !head.isDone()) {
+            long start = System.nanoTime();
+            long lastWork = start;
+            if (l != null) {
+                l.beginPolling();
+            }
+            try {
+                for (long now = start; !head.isDone() && now - start < timeout.toNanos(); now = System.nanoTime()) {
+                    if (l != null && l.pollInput() > 0) {
+                        lastWork = now;
+                    } else if (!idle.idle(now - lastWork)) {
+                        break;
+                    }
+                }
+            } finally {
+                if (l != null) {
+                    l.endPolling();
+                }
             }
         }
         return block(q, timeout);

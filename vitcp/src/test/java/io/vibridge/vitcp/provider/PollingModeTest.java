@@ -1,0 +1,61 @@
+package io.vibridge.vitcp.provider;
+
+import static io.vibridge.vitcp.provider.Fixture.T;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vibridge.vitcp.engine.Status;
+import io.vibridge.vitcp.wire.ReliabilityLevel;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * NICs in polling mode ({@link NicConfig#idle}): round trips, a stream large enough to fill the socket (the
+ * writer waits for room), a pause long enough for backoff to block on its selector, then traffic again and a
+ * clean close.
+ */
+class PollingModeTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"spin", "backoff"})
+    void roundTripsStreamsAndQuietSpells(String idle) throws Exception {
+        IdleStrategy strategy = IdleStrategy.parse(idle);
+        try (Fixture f = new Fixture(Fixture.loopback("server").withIdle(strategy),
+                Fixture.loopback("client").withIdle(strategy))) {
+            f.connect(ReliabilityLevel.RELIABLE_RECEPTION);
+            MemoryRegion c = f.clientRegion(64);
+            MemoryRegion s = f.serverRegion(64);
+            for (int i = 0; i < 200; i++) {                    // 8-byte ping-pong, each side waiting in recvWait
+                f.serverVi.postRecv(Descriptor.receive().data(s, 0, 64));
+                f.clientVi.postRecv(Descriptor.receive().data(c, 0, 64));
+                c.buffer().putLong(0, i);
+                f.clientVi.postSend(Descriptor.send().data(c, 0, 8));
+                assertThat(f.serverVi.recvWait(T).length()).isEqualTo(8);
+                f.serverVi.postSend(Descriptor.send().data(s, 0, 8));
+                assertThat(f.clientVi.recvWait(T).length()).isEqualTo(8);
+                assertThat(s.buffer().getLong(0)).isEqualTo(i);
+                f.clientVi.sendWait(T);
+                f.serverVi.sendWait(T);
+            }
+            int mtu = 1 << 20;
+            int len = 16 * mtu;                                 // 16 writes of the NIC's MTU, all posted at once
+            MemoryRegion src = f.clientRegion(len);
+            MemoryRegion dst = f.serverRegion(len);
+            Fixture.fill(src, 0, len, 5);
+            f.serverVi.postRecv(Descriptor.receive());
+            for (int off = 0; off < len; off += mtu) {
+                Descriptor w = Descriptor.rdmaWrite(dst.address(off), dst.handle()).data(src, off, mtu);
+                f.clientVi.postSend(off + mtu == len ? w.immediate(1) : w);
+            }
+            for (int off = 0; off < len; off += mtu) {
+                assertThat(f.clientVi.sendWait(T).status() & ~Status.IMMEDIATE).isEqualTo(Status.DONE | Status.OP_RDMA_WRITE);
+            }
+            assertThat(f.serverVi.recvWait(T).immediateData()).isEqualTo(1);
+            assertThat(Fixture.bytes(dst, len - 4096, 4096)).isEqualTo(java.util.Arrays.copyOfRange(
+                    Fixture.expected(len, 5), len - 4096, len));
+            Thread.sleep(50);                                   // backoff: past spin and yield, threads block
+            f.serverVi.postRecv(Descriptor.receive().data(s, 0, 64));
+            f.clientVi.postSend(Descriptor.send().data(c, 0, 8));
+            assertThat(f.serverVi.recvWait(T).length()).isEqualTo(8);
+        }
+    }
+}
