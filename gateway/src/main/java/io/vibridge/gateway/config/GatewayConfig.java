@@ -77,7 +77,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
     /** The InfiniBand side: device and RC/CM parameters. */
     public record Infiniband(String provider, InetAddress address, int udpPort, int pathMtu, int retryCount,
             int rnrRetry, int localAckTimeout, int cmResponseTimeout, int maxCmRetries, int initiatorDepth,
-            int responderResources, Duration keepalive, String faults, String udpOffload) {
+            int responderResources, Duration keepalive, String faults, String udpOffload, String idle) {
     }
 
     /**
@@ -320,6 +320,11 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         if (!Set.of("auto", "on", "off").contains(offload)) {
             throw new ConfigError("infiniband.udp-offload", "must be auto, on or off, got " + offload);
         }
+        String idle = c.hasPath("infiniband.idle")
+                ? c.getString("infiniband.idle").trim().toLowerCase(java.util.Locale.ROOT) : "block";
+        if (!Set.of("block", "spin", "backoff").contains(idle)) {
+            throw new ConfigError("infiniband.idle", "must be block, spin or backoff, got " + idle);
+        }
         return new Infiniband(provider, address, port(c, "infiniband.udp-port", false), mtu,
                 intIn(c, "infiniband.retry-count", 0, 7, false), intIn(c, "infiniband.rnr-retry", 0, 7, false),
                 // 0 disables the retransmit timer (IBA): a dead target would then hang its clients for ever
@@ -328,7 +333,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                 intIn(c, "infiniband.max-cm-retries", 0, 15, false),
                 intIn(c, "infiniband.initiator-depth", 1, 255, false),
                 intIn(c, "infiniband.responder-resources", 0, 255, false),
-                nonNegative(c, "infiniband.keepalive"), faults, offload);
+                nonNegative(c, "infiniband.keepalive"), faults, offload, idle);
     }
 
     private static Iwarp iwarp(Config c, Listen listen, Routes routes) {

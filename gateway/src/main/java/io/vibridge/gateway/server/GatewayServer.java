@@ -75,6 +75,9 @@ public final class GatewayServer implements AutoCloseable {
             dc = dc.withOption("faults", ib.faults());
         }
         dc = dc.withOption("udp-offload", ib.udpOffload());
+        if (!ib.idle().equals("block")) {
+            dc = dc.withOption("idle", ib.idle());              // the soft device's polling mode (issue 14)
+        }
         device = Verbs.open(dc);
         try {
             RouteCapabilities.check(config.routes(), device.capabilities(), device.providerName());

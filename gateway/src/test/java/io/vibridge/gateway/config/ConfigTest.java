@@ -24,6 +24,7 @@ class ConfigTest {
         assertThat(c.slotsPerConnection()).isGreaterThan(c.routes().lookup("demo").get().target().parameters().receiveBuffers());
         assertThat(c.security().enabled()).isFalse();
         assertThat(c.infiniband().udpOffload()).isEqualTo("auto");
+        assertThat(c.infiniband().idle()).as("polling mode is opt-in").isEqualTo("block");
         // the default staging pool admits the default connection limit (grows on demand up to max-slots)
         assertThat(c.staging().maxSlots()).isEqualTo(16384);
         assertThat(c.stagingConnectionCapacity()).isGreaterThanOrEqualTo(c.limits().maxConnections());
@@ -76,6 +77,7 @@ class ConfigTest {
         "infiniband.address = not-an-ip | infiniband.address",
         "infiniband.path-mtu = 3000 | infiniband.path-mtu",
         "infiniband.udp-offload = fast | infiniband.udp-offload",
+        "infiniband.idle = busy | infiniband.idle",
         "infiniband.retry-count = 9 | infiniband.retry-count",
         "security.key = short | security.key",
         "'security.route-keys { nosuch = \"0123456789abcdef0123\" }' | security.route-keys",
