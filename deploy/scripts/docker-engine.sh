@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes a working Docker engine plus the compose v2 (and buildx) CLI plugins available on a fresh
 # Debian bookworm machine with no container registry, and no systemd. Idempotent: a no-op when the
-# engine answers and the plugins work. Run as root. See /work/shared/notes/containers-offline.md.
+# engine answers and the plugins work. Run as root. See docs/containers-offline.md.
 #
 #   deploy/scripts/docker-engine.sh            # engine + compose + buildx
 #   DOCKER_ENGINE_LOG=/path/dockerd.log ...    # where dockerd logs (default /tmp/dockerd.log)

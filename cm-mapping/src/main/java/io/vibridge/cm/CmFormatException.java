@@ -2,8 +2,8 @@ package io.vibridge.cm;
 
 /**
  * The one exception every decoder of this module throws for malformed input: a Hello, HelloReply,
- * flow-control header or CMA header whose bytes break a rule of {@code CM-MAPPING.md} or
- * {@code IB-WIRE-REFERENCE.md}, or a FlowC 0 peer whose sequence numbers are inconsistent.
+ * flow-control header or CMA header whose bytes break a rule of {@code docs/cm-mapping.md} or
+ * {@code docs/ib-wire-reference.md}, or a FlowC 0 peer whose sequence numbers are inconsistent.
  *
  * <p>It names the {@linkplain #message() message}, the {@linkplain #field() field}, the
  * {@linkplain #offset() byte offset} of that field within the message (or {@code -1} when no single
@@ -12,7 +12,7 @@ package io.vibridge.cm;
  * precisely.
  *
  * <p>A passive side that refuses a Hello or CMA header answers with a CM REJ whose reason is
- * {@link #CM_REJ_CONSUMER_REASON} (28, "consumer reject", IBA 12.6.7; {@code IB-WIRE-REFERENCE.md}
+ * {@link #CM_REJ_CONSUMER_REASON} (28, "consumer reject", IBA 12.6.7; {@code docs/ib-wire-reference.md}
  * §5.5), Message Rejected = REQ, and no private data (as Linux's rdma_cm does, §5.9); {@link
  * #cmRejectReason()} gives that code. An active side that receives a bad HelloReply treats the
  * connect as failed (CM-MAPPING §3: VI Connect Reject, IS code 13).

@@ -1,5 +1,5 @@
 /**
- * The InfiniBand side of the VI/TCP-to-InfiniBand mapping ({@code CM-MAPPING.md}): what goes into
+ * The InfiniBand side of the VI/TCP-to-InfiniBand mapping ({@code docs/cm-mapping.md}): what goes into
  * the CM REQ / REP private data and how a VI called discriminator becomes an InfiniBand target.
  *
  * <ul>

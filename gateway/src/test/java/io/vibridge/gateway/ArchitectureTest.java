@@ -9,7 +9,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 /**
- * DESIGN.md "Modules" and "Threads": the gateway adapts the protocol modules to Vert.x at its edge
+ * docs/design.md "Modules" and "Threads": the gateway adapts the protocol modules to Vert.x at its edge
  * only; it reaches InfiniBand through the verbs SPI, never a provider's internals; the VI/TCP tools
  * share the demo's control protocol but not the InfiniBand demo service.
  */

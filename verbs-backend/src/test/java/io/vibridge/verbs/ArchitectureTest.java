@@ -9,7 +9,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 /**
- * DESIGN.md "Modules": the verbs SPI and its providers depend on no module of ours; the SPI (the root
+ * docs/design.md "Modules": the verbs SPI and its providers depend on no module of ours; the SPI (the root
  * package) knows no provider; providers do not know each other.
  */
 class ArchitectureTest {

@@ -8,7 +8,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
-/** DESIGN.md "Modules": vitcp depends on no module of ours and knows nothing of Vert.x or Netty. */
+/** docs/design.md "Modules": vitcp depends on no module of ours and knows nothing of Vert.x or Netty. */
 class ArchitectureTest {
 
     static final JavaClasses MAIN = new ClassFileImporter()

@@ -6,7 +6,7 @@ public enum RejectReason {
     NO_ROUTE("no_route"),
     /** The target answered the CM REQ with REJ (IS 13). */
     TARGET_REJECTED("target_rejected"),
-    /** The target could not be reached or the CM timed out (IS 12 / 15). */
+    /** No CM answer, REJ 8 or a failed local setup (IS 12); the target disconnected during setup (IS 16). */
     TARGET_UNREACHABLE("target_unreachable"),
     /** The Connect Request's security information was refused (IS 11). */
     SECURITY("security"),

@@ -14,7 +14,7 @@ import java.util.zip.CRC32C;
  * </pre>
  *
  * The CRC goes on the wire least significant byte first: RFC 5044 §4.4 takes iSCSI's bit order, and
- * Linux siw stores the kernel's crc32c value as it is (recorded siw bytes, notes/siw-iwarp-peer.md). In
+ * Linux siw stores the kernel's crc32c value as it is (recorded siw bytes, docs/real-rdma-peers.md). In
  * Java terms the big-endian int at the CRC's offset is {@code Integer.reverseBytes(crc32c.getValue())}.
  */
 public final class Fpdu {

@@ -18,7 +18,7 @@ import java.util.Arrays;
  * so that the Reply can carry the target's read depths and is sent only once there is somewhere for
  * the client's traffic to go ({@link #accept}, {@link #reject}).</li>
  * <li>After an accept the responder may send nothing until the initiator's first FPDU (RFC 6581 §3; a
- * Send packed behind the Reply got siw to reset the connection, notes/siw-iwarp-peer.md): in
+ * Send packed behind the Reply got siw to reset the connection, docs/real-rdma-peers.md): in
  * peer-to-peer mode that FPDU is the RTR message {@link MpaSettings#rtr()} names.</li>
  * </ol>
  *

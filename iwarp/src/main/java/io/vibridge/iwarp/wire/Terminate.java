@@ -14,7 +14,7 @@ import java.util.HexFormat;
  * </pre>
  *
  * Linux siw writes Layer and Error Type in each other's nibbles (a bit-field of the wrong order,
- * notes/siw-iwarp-peer.md): decode what arrives, log it, and never let anything depend on it.
+ * docs/real-rdma-peers.md): decode what arrives, log it, and never let anything depend on it.
  *
  * @param layer           the Layer nibble as received
  * @param errorType       the Error Type nibble as received

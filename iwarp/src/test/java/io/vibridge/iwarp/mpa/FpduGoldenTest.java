@@ -20,7 +20,7 @@ class FpduGoldenTest {
     private static final HexFormat HEX = HexFormat.of();
 
     /**
-     * siw's first FPDU from {@code rping -c} (CRC off, notes/siw-iwarp-peer.md): ULPDU length 34, untagged
+     * siw's first FPDU from {@code rping -c} (CRC off, docs/real-rdma-peers.md): ULPDU length 34, untagged
      * last Send, QN 0, MSN 1, MO 0, then rping's 16-byte {buf, rkey, size} and a zero CRC field. The note
      * records the header bytes; the 16 payload bytes here are made up in rping's layout.
      */

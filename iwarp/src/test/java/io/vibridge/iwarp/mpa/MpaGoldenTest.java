@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * MPA Request and Reply frames as Linux siw sends and accepts them (kernel 6.1, rdma-core 44: recorded in
- * notes/siw-iwarp-peer.md): decoded into the RFC 5044 / RFC 6581 fields and re-encoded to the same bytes.
+ * docs/real-rdma-peers.md): decoded into the RFC 5044 / RFC 6581 fields and re-encoded to the same bytes.
  */
 class MpaGoldenTest {
 

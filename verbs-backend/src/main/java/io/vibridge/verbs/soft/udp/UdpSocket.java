@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The soft device's UDP socket: bound to {@code ip:port}, Don't Fragment set (Linux then sends IP ID 0,
- * which the ICRC covers: shared/notes/roce-on-udp-sockets.md).
+ * which the ICRC covers: docs/roce-on-udp-sockets.md).
  *
  * <p>Two implementations. {@link LinuxUdpSocket} calls the kernel through the foreign-function API and
  * uses UDP segmentation offload both ways: {@code UDP_SEGMENT} hands the kernel up to 64 equal-size

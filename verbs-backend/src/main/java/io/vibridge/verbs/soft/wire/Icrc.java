@@ -11,7 +11,7 @@ import java.util.zip.CRC32;
  *
  * <p>The IP header is rebuilt from values known to the UDP socket; for IPv4 the Identification and
  * flags are covered by the ICRC, so the sender relies on the socket sending ID 0 with DF
- * ({@code IP_DONTFRAGMENT}, see notes/roce-on-udp-sockets.md).
+ * ({@code IP_DONTFRAGMENT}, see docs/roce-on-udp-sockets.md).
  *
  * <p>Receivers do not see the IPv4 ID of a datagram. {@link #verifyIpv4} checks with ID 0 first;
  * with {@code allowAnyIpId} it then asks {@link #verifyAnyIpId} whether some 16-bit ID makes the

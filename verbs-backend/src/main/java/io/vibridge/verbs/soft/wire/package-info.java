@@ -2,7 +2,7 @@
  * RoCEv2 packet layer of the software verbs engine: byte-exact codecs for the InfiniBand transport
  * headers (BTH and extension headers), the RoCEv2 ICRC, and the IB CM MADs carried on QP1.
  *
- * <p>Layouts follow {@code shared/spec/IB-WIRE-REFERENCE.md} (cited as "REF §n"), which restates
+ * <p>Layouts follow {@code docs/ib-wire-reference.md} (cited as "REF §n"), which restates
  * IBTA vol. 1 and Linux rxe / ib_cm. All multi-byte fields are big-endian except the ICRC trailer;
  * every static accessor expects a big-endian {@link java.nio.ByteBuffer} (the default order) and
  * absolute offsets, and never changes the buffer's position or limit.
