@@ -1,7 +1,6 @@
 package io.vibridge.gateway.metrics;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -34,7 +33,15 @@ public final class GatewayMetrics {
     private final Counter[][] messages = new Counter[Direction.values().length][Operation.values().length];
     private final Counter[] creditStalls = new Counter[Direction.values().length];
     private final Timer cmRoundTrip;
-    private final DistributionSummary connectSetup;
+    private final Timer connectSetup;
+
+    /**
+     * Histogram buckets of the setup timers, 10 us .. 10 s in 1-2.5-5 steps: a CM round trip through one switch
+     * takes tens of microseconds, the soft provider's over loopback a few hundred, one that waited for a CM
+     * retry at least infiniband.cm-response-timeout (18 = 1.07 s) more; the gateway gives up after
+     * max-cm-retries + 1 such waits (4.3 s with the defaults). 19 buckets and +Inf per timer.
+     */
+    static final Duration[] SETUP_BUCKETS = buckets(10_000, 10_000_000_000L);
 
     public GatewayMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -90,14 +97,26 @@ public final class GatewayMetrics {
         }
         cmRoundTrip = Timer.builder("vibridge.cm.rtt")
                 .description("InfiniBand CM REQ to REP round-trip time")
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofNanos(10_000))
-                .maximumExpectedValue(Duration.ofSeconds(10))
+                .serviceLevelObjectives(SETUP_BUCKETS)
                 .register(registry);
-        connectSetup = DistributionSummary.builder("vibridge.connect.setup")
-                .description("VI Connect Request to Connect Accept, in seconds")
-                .baseUnit("seconds")
+        connectSetup = Timer.builder("vibridge.connect.setup")
+                .description("Client connect request to its acceptance (VI Connect Request to Connect Accept, "
+                        + "MPA Request to MPA Reply), the CM round trip included")
+                .serviceLevelObjectives(SETUP_BUCKETS)
                 .register(registry);
+    }
+
+    /** 1, 2.5, 5 x each power of ten from {@code fromNanos} up to {@code toNanos}. */
+    private static Duration[] buckets(long fromNanos, long toNanos) {
+        java.util.List<Duration> l = new java.util.ArrayList<>();
+        for (long decade = fromNanos; decade <= toNanos; decade *= 10) {
+            for (long b : new long[] {decade, decade * 5 / 2, decade * 5}) {
+                if (b <= toNanos) {
+                    l.add(Duration.ofNanos(b));
+                }
+            }
+        }
+        return l.toArray(Duration[]::new);
     }
 
     private Counter clientBytes(FrontEnd e, String direction) {
@@ -196,7 +215,7 @@ public final class GatewayMetrics {
     }
 
     public void connectSetup(long nanos) {
-        connectSetup.record(nanos / 1e9);
+        connectSetup.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /**

@@ -17,6 +17,7 @@ import io.vibridge.gateway.bridge.BridgeContext;
 import io.vibridge.gateway.bridge.staging.StagingPool;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.metrics.GatewayMetrics;
+import io.vibridge.gateway.metrics.ProcessMeters;
 import io.vibridge.gateway.metrics.RejectReason;
 import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.DeviceConfig;
@@ -48,6 +49,7 @@ public final class GatewayServer implements AutoCloseable {
     private final ProtectionDomain pd;
     private final StagingPool pool;
     private final PrometheusMeterRegistry registry;
+    private final ProcessMeters processMeters;
     private final BridgeContext shared;
     private final ConnectRateLimiter rate;
     private final boolean ownsVertx;
@@ -105,6 +107,7 @@ public final class GatewayServer implements AutoCloseable {
             throw e;
         }
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        processMeters = ProcessMeters.bindTo(registry); // first: it configures the registry's meter filters
         GatewayMetrics metrics = new GatewayMetrics(registry);
         shared = new BridgeContext(config, device, pd, pool, metrics);
         rate = new ConnectRateLimiter(config.limits().connectRate(), config.limits().connectBurst());
@@ -413,6 +416,7 @@ public final class GatewayServer implements AutoCloseable {
             log.debug("verbs close: {}", e.toString());
         }
         device.close();
+        processMeters.close();
         log.info("gateway stopped");
     }
 
