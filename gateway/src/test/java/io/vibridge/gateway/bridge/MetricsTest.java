@@ -4,6 +4,7 @@ import static io.vibridge.gateway.bridge.TestSupport.T;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.gateway.bridge.staging.StagingPool;
+import io.vibridge.gateway.config.MemoryLimits;
 import io.vibridge.gateway.server.GatewayServer;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.ViNic;
@@ -35,6 +36,8 @@ class MetricsTest {
         }
         assertThat(value(scrape, "jvm_buffer_memory_used_bytes{id=\"direct\"}"))
                 .isGreaterThanOrEqualTo((double) pool.allocated() * pool.slotSize());
+        assertThat(value(scrape, "vibridge_direct_memory_max_bytes")).isEqualTo(MemoryLimits.ofThisJvm().maxDirect());
+        assertThat(value(scrape, "vibridge_staging_allocation_failures_total")).isZero();
         assertThat(scrape).containsPattern("(?m)^jvm_memory_used_bytes\\{area=\"heap\",id=\"[^\"]+\"\\} [0-9]")
                 .containsPattern("(?m)^jvm_memory_max_bytes\\{area=\"nonheap\",id=\"Metaspace\"\\} ")
                 .contains("jvm_gc_memory_allocated_bytes_total ", "jvm_gc_overhead ", "jvm_threads_states_threads{",
