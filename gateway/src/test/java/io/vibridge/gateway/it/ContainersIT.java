@@ -97,6 +97,7 @@ class ContainersIT {
             global:
               scrape_interval: 1s
               evaluation_interval: 1s
+            rule_files: [/etc/prometheus/alerts.yml]
             scrape_configs:
               - job_name: vibridge
                 metrics_path: /metrics
@@ -105,7 +106,7 @@ class ContainersIT {
             """;
 
     @BeforeAll
-    static void start() {
+    static void start() throws IOException {
         Docker.requireEngine();
         Docker.requireImage(IMAGE);
         String prometheusImage = System.getProperty("vibridge.it.prometheus-image",
@@ -137,6 +138,8 @@ class ContainersIT {
             prometheus = new GenericContainer<>(DockerImageName.parse(prometheusImage))
                     .withNetwork(network).withNetworkAliases("prometheus")
                     .withCopyToContainer(Transferable.of(PROMETHEUS_CONF), "/etc/prometheus/prometheus.yml")
+                    .withCopyToContainer(Transferable.of(Files.readString(PrometheusFilesTest.ALERTS)),
+                            "/etc/prometheus/alerts.yml")
                     .withExposedPorts(9090)
                     .waitingFor(Wait.forHttp("/-/ready").forPort(9090).withStartupTimeout(WAIT));
             prometheus.start();
@@ -241,7 +244,7 @@ class ContainersIT {
         URI api = URI.create("http://" + prometheus.getHost() + ":" + prometheus.getMappedPort(9090));
         List<String> empty = new ArrayList<>();
         for (String expr : expressions) {
-            String query = expr.replace("$__rate_interval", "15s").replace("$instance", ".*");
+            String query = withAllSelected(expr);
             assertThat(query).as("unsubstituted Grafana variable in %s", expr).doesNotContain("$");
             JsonArray result = null;
             long deadline = System.nanoTime() + WAIT.toNanos();
@@ -263,8 +266,39 @@ class ContainersIT {
         assertThat(empty).as("dashboard expressions without data").isEmpty();
     }
 
+    /**
+     * deploy/prometheus/alerts.yml loaded by the real Prometheus: every rule evaluates without error on the
+     * gateway's series, and with the gateway up and healthy none of them fires.
+     */
     @Test
     @Order(4)
+    void theAlertRulesEvaluateOnTheGatewaysSeries() throws Exception {
+        URI api = URI.create("http://" + prometheus.getHost() + ":" + prometheus.getMappedPort(9090));
+        List<JsonObject> rules = new ArrayList<>();
+        await("every alert rule evaluated", () -> {
+            rules.clear();
+            try {
+                JsonObject body = new JsonObject(get(api.resolve("/api/v1/rules")));
+                for (Object g : body.getJsonObject("data").getJsonArray("groups")) {
+                    ((JsonObject) g).getJsonArray("rules").forEach(r -> rules.add((JsonObject) r));
+                }
+            } catch (IOException | AssertionError e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            return rules.size() == 7 && rules.stream().noneMatch(r -> r.getString("lastEvaluation").startsWith("0001"));
+        });
+        for (JsonObject r : rules) {
+            LOG.info("alert rule {}: health {}, state {}", r.getString("name"), r.getString("health"), r.getString("state"));
+            assertThat(r.getString("health")).as("%s: %s", r.getString("name"), r.getString("lastError")).isEqualTo("ok");
+            assertThat(r.getString("state")).as(r.getString("name")).isEqualTo("inactive");
+        }
+    }
+
+    @Test
+    @Order(5)
     void restartingTheGatewayKeepsItsConfiguration() throws Exception {
         String before = Docker.client().inspectContainerCmd(gateway.getContainerId()).exec().getState().getStartedAt();
         Docker.client().restartContainerCmd(gateway.getContainerId()).withTimeout(10).exec();
@@ -281,7 +315,7 @@ class ContainersIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void stoppingTheTargetRejectsNewConnectionsAndClosesOpenOnes() throws Exception {
         ItClient open = new ItClient(viTcp(), "demo");
         try {
@@ -396,27 +430,35 @@ class ContainersIT {
 
     /** Every {@code expr} of every panel (rows' nested panels included) of a Grafana dashboard. */
     static List<String> dashboardExpressions(String json) {
+        List<JsonObject> panels = new ArrayList<>();
+        panels(new JsonObject(json).getJsonArray("panels"), panels);
         List<String> out = new ArrayList<>();
-        collect(new JsonObject(json).getJsonArray("panels"), out);
+        for (JsonObject p : panels) {
+            JsonArray targets = p.getJsonArray("targets");
+            assertThat(targets).as("panel '%s' has queries", p.getString("title")).isNotNull().isNotEmpty();
+            for (int t = 0; t < targets.size(); t++) {
+                out.add(targets.getJsonObject(t).getString("expr"));
+            }
+        }
         return out;
     }
 
-    private static void collect(JsonArray panels, List<String> out) {
+    /** The panels that are not rows, rows' nested panels included, into {@code out}. */
+    static void panels(JsonArray panels, List<JsonObject> out) {
         if (panels == null) {
             return;
         }
         for (int i = 0; i < panels.size(); i++) {
             JsonObject p = panels.getJsonObject(i);
-            collect(p.getJsonArray("panels"), out);
-            JsonArray targets = p.getJsonArray("targets");
+            panels(p.getJsonArray("panels"), out);
             if (!"row".equals(p.getString("type"))) {
-                assertThat(targets).as("panel '%s' has queries", p.getString("title")).isNotNull().isNotEmpty();
-            }
-            if (targets != null) {
-                for (int t = 0; t < targets.size(); t++) {
-                    out.add(targets.getJsonObject(t).getString("expr"));
-                }
+                out.add(p);
             }
         }
+    }
+
+    /** A panel expression as Grafana sends it with every variable at "All" ({@code .*}). */
+    static String withAllSelected(String expr) {
+        return expr.replace("$__rate_interval", "15s").replaceAll("\\$(job|namespace|pod|instance)\\b", ".*");
     }
 }

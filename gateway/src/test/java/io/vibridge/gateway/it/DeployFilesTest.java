@@ -3,6 +3,7 @@ package io.vibridge.gateway.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.typesafe.config.ConfigFactory;
+import io.vertx.core.json.JsonObject;
 import io.vibridge.gateway.config.GatewayConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,6 +11,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -79,6 +82,18 @@ class DeployFilesTest {
                 .containsAllEntriesOf(at(monitor, "spec", "selector", "matchLabels"));
         assertThat(at(monitor, "spec", "endpoints").toString()).contains("port=admin", "path=/metrics");
 
+        // The alert rules beside the ServiceMonitor are deploy/prometheus/alerts.yml's groups, unchanged.
+        Map<String, Object> rules = only(all, "PrometheusRule");
+        assertThat((Object) at(rules, "spec", "groups")).as("prometheusrule.yaml spec.groups = alerts.yml groups")
+                .isEqualTo(yamlDocuments(PrometheusFilesTest.ALERTS).getFirst().get("groups"));
+
+        // kubectl apply -k applies every manifest of the directory.
+        List<String> resources = at(yamlDocuments(DEPLOY.resolve("k8s/kustomization.yaml")).getFirst(), "resources");
+        try (Stream<Path> files = Files.list(DEPLOY.resolve("k8s"))) {
+            assertThat(resources).containsExactlyInAnyOrderElementsOf(files.map(f -> f.getFileName().toString())
+                    .filter(f -> f.endsWith(".yaml") && !f.equals("kustomization.yaml")).toList());
+        }
+
         // The ConfigMap's application.conf is a configuration the gateway accepts.
         String conf = at(only(all, "ConfigMap"), "data", "application.conf");
         GatewayConfig cfg = GatewayConfig.from(ConfigFactory.parseString(conf));
@@ -105,11 +120,57 @@ class DeployFilesTest {
     @Test
     void dashboardHasAQueryInEveryPanel() throws IOException {
         List<String> exprs = ContainersIT.dashboardExpressions(Files.readString(ContainersIT.DASHBOARD));
-        assertThat(exprs).hasSizeGreaterThanOrEqualTo(15).allSatisfy(e -> assertThat(e).contains("vibridge_"));
+        assertThat(exprs).hasSizeGreaterThanOrEqualTo(15)
+                .allSatisfy(e -> assertThat(e).containsPattern("(vibridge|jvm|process|system)_"));
         assertThat(String.join("\n", exprs)).contains("vibridge_connections_active", "vibridge_connections_rejected_total",
                 "vibridge_bytes_total", "vibridge_credit_stalls_total", "vibridge_cm_rtt_seconds_bucket",
                 "vibridge_ib_retransmissions_total", "vibridge_staging_slots_in_use", "vibridge_client_bytes_total",
-                "vibridge_rdmatcp_frame_errors_total");
+                "vibridge_rdmatcp_frame_errors_total", "vibridge_connect_setup_seconds_bucket",
+                "jvm_buffer_memory_used_bytes", "vibridge_direct_memory_max_bytes", "jvm_memory_used_bytes");
+    }
+
+    /**
+     * The dashboard works in any Grafana and any Prometheus set-up: the datasource is a variable (no uid of
+     * ours hard-coded), and every series every panel selects is filtered by the job, namespace, pod and
+     * instance variables (whose values come from the chosen datasource).
+     */
+    @Test
+    void dashboardTakesItsDatasourceAndTargetsFromVariables() throws IOException {
+        String text = Files.readString(ContainersIT.DASHBOARD);
+        JsonObject dashboard = new JsonObject(text);
+        Map<String, JsonObject> vars = new java.util.LinkedHashMap<>();
+        dashboard.getJsonObject("templating").getJsonArray("list")
+                .forEach(v -> vars.put(((JsonObject) v).getString("name"), (JsonObject) v));
+        assertThat(vars.keySet()).containsExactly("datasource", "job", "namespace", "pod", "instance");
+        assertThat(vars.get("datasource").getString("type")).isEqualTo("datasource");
+        assertThat(vars.get("datasource").getString("query")).isEqualTo("prometheus");
+        for (String v : List.of("job", "namespace", "pod", "instance")) {
+            assertThat(vars.get(v).getString("type")).as(v).isEqualTo("query");
+            assertThat(vars.get(v).getJsonObject("datasource").getString("uid")).as(v).isEqualTo("${datasource}");
+            assertThat(vars.get(v).getString("allValue")).as(v).isEqualTo(".*");
+        }
+        assertThat(text).doesNotContain("\"uid\": \"prometheus\"");
+
+        List<JsonObject> panels = new ArrayList<>();
+        ContainersIT.panels(dashboard.getJsonArray("panels"), panels);
+        assertThat(panels).hasSizeGreaterThanOrEqualTo(20);
+        Pattern selector = Pattern.compile("\\b((?:vibridge|jvm|process|system)_[a-z0-9_]+)(\\{[^}]*\\})?");
+        for (JsonObject p : panels) {
+            assertThat(p.getJsonObject("datasource").getString("uid")).as(p.getString("title")).isEqualTo("${datasource}");
+            for (Object t : p.getJsonArray("targets")) {
+                JsonObject target = (JsonObject) t;
+                assertThat(target.getJsonObject("datasource").getString("uid")).isEqualTo("${datasource}");
+                Matcher m = selector.matcher(target.getString("expr"));
+                int selectors = 0;
+                while (m.find()) {
+                    selectors++;
+                    assertThat(m.group(2)).as("%s in panel '%s'", m.group(1), p.getString("title"))
+                            .contains("job=~\"$job\"", "namespace=~\"$namespace\"", "pod=~\"$pod\"",
+                                    "instance=~\"$instance\"");
+                }
+                assertThat(selectors).as(target.getString("expr")).isPositive();
+            }
+        }
     }
 
     private static Map<String, Object> only(List<Map<String, Object>> docs, String kind) {
