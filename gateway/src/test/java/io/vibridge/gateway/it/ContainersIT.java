@@ -63,6 +63,9 @@ class ContainersIT {
     static final Path DASHBOARD = Path.of(System.getProperty("user.dir")).resolveSibling("deploy")
             .resolve("grafana/dashboards/vibridge.json");
 
+    /** The gateway container's memory limit: Kubernetes' 1 GiB (deploy/k8s), with the image's JAVA_OPTS. */
+    static final long GATEWAY_MEMORY = 1L << 30;
+
     static Network network;
     static GenericContainer<?> target;
     static GenericContainer<?> gateway;
@@ -73,7 +76,8 @@ class ContainersIT {
      * The gateway's configuration, copied into the container at /etc/vibridge/application.conf (the
      * launcher passes it with --config): the route needs the target's IP literal (routes take no host
      * names). path-mtu 1024: RoCEv2 packets must fit the 1500-byte Ethernet MTU of a Docker network
-     * (4096 would need jumbo frames). Short CM and transport timeouts so a dead target shows quickly.
+     * (4096 would need jumbo frames). Short CM and transport timeouts so a dead target shows quickly. The
+     * staging pool is the default's, sized from the container's memory (see {@link #GATEWAY_MEMORY}).
      */
     static String gatewayConf(String targetIp) {
         return """
@@ -83,7 +87,6 @@ class ContainersIT {
                     cm-response-timeout = 16, max-cm-retries = 2
                     local-ack-timeout = 14, retry-count = 3
                   }
-                  staging { max-slots = 128 }
                   shutdown-grace = 3s
                   routes = [
                     { match = "demo", target = "%s", port = 5000, service-id = iwarp,
@@ -128,6 +131,8 @@ class ContainersIT {
                     .withEnv("VIBRIDGE_IB_ADDRESS", "auto")
                     .withCopyToContainer(Transferable.of(gatewayConf(targetIp)), "/etc/vibridge/application.conf")
                     .withExposedPorts(7470, 9464)
+                    .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withMemory(GATEWAY_MEMORY)
+                            .withMemorySwap(GATEWAY_MEMORY))
                     .withCommand("gateway")
                     .withLogConsumer(new Slf4jLogConsumer(LOG).withPrefix("gateway"))
                     .waitingFor(Wait.forHttp("/ready").forPort(9464).withStartupTimeout(WAIT));
@@ -221,7 +226,25 @@ class ContainersIT {
                 .as("RDMA Read bytes").isGreaterThanOrEqualTo(2.0 * 65536);
         assertThat(sample(text, "vibridge_cm_rtt_seconds_count", Map.of())).isGreaterThanOrEqualTo(1);
         assertThat(sumOf(text, "vibridge_ib_packets_total", Map.of())).isGreaterThan(0);
-        assertThat(sample(text, "vibridge_staging_slots_capacity", Map.of())).isEqualTo(128);
+        // staging.max-slots = auto in a 1 GiB container: the image's heap is 30% of it, the direct memory limit
+        // follows the heap, staging takes 3/4 of that (reference.conf)
+        double direct = sample(text, "vibridge_direct_memory_max_bytes", Map.of());
+        assertThat(direct).isBetween(0.25 * GATEWAY_MEMORY, 0.30 * GATEWAY_MEMORY);
+        stagingCapacity = sample(text, "vibridge_staging_slots_capacity", Map.of());
+        assertThat(stagingCapacity).isEqualTo((double) ((long) direct / 4 * 3 / 65552));
+    }
+
+    /** The staging capacity the gateway had before its restart. */
+    static double stagingCapacity;
+
+    /** The image ships DiSNI without the log4j 1.2, slf4j-log4j12 and commons-cli it declares (ShippedLibrariesTest). */
+    @Test
+    @Order(0)
+    void theImageShipsNoLog4jOne() throws Exception {
+        String lib = gateway.execInContainer("ls", "/opt/vibridge/lib").getStdout();
+        LOG.info("/opt/vibridge/lib: {}", lib.replace('\n', ' '));
+        assertThat(lib).contains("disni-2.1.jar", "slf4j-api-", "logback-classic-")
+                .doesNotContain("log4j-1", "slf4j-log4j12", "reload4j", "commons-cli");
     }
 
     /** Every panel expression of deploy/grafana's dashboard returns data from a real Prometheus. */
@@ -311,7 +334,7 @@ class ContainersIT {
             assertThat(r[1]).isEqualTo(r[0]);
             assertThat(r[2]).isEqualTo(20_000);
         }
-        assertThat(sample(metricsText(), "vibridge_staging_slots_capacity", Map.of())).isEqualTo(128);
+        assertThat(sample(metricsText(), "vibridge_staging_slots_capacity", Map.of())).isEqualTo(stagingCapacity);
     }
 
     @Test

@@ -9,10 +9,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -171,6 +175,26 @@ class DeployFilesTest {
                 assertThat(selectors).as(target.getString("expr")).isPositive();
             }
         }
+    }
+
+    /** The image's EXPOSE lists what the default configuration listens on: no more, no less. */
+    @Test
+    void theImageExposesWhatTheDefaultConfigurationListensOn() throws IOException {
+        GatewayConfig d = GatewayConfig.from(ConfigFactory.empty());
+        Set<String> listening = new TreeSet<>(List.of(d.listen().port() + "/tcp", d.admin().port() + "/tcp",
+                d.infiniband().udpPort() + "/udp"));
+        if (d.listen().rdmaTcp()) {
+            listening.add(d.listen().rdmaTcpPort() + "/tcp"); // on by default: 7471
+        }
+        d.iwarp().listeners().forEach(l -> listening.add(l.port() + "/tcp")); // none by default
+        assertThat(exposed(DEPLOY.resolve("Dockerfile"))).isEqualTo(listening)
+                .containsExactly("4791/udp", "7470/tcp", "7471/tcp", "9464/tcp");
+    }
+
+    static Set<String> exposed(Path dockerfile) throws IOException {
+        return Files.readString(dockerfile).lines().filter(l -> l.startsWith("EXPOSE "))
+                .flatMap(l -> Arrays.stream(l.substring("EXPOSE ".length()).trim().split("\\s+")))
+                .collect(Collectors.toCollection(TreeSet::new));
     }
 
     private static Map<String, Object> only(List<Map<String, Object>> docs, String kind) {
