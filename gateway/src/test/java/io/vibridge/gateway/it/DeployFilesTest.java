@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.typesafe.config.ConfigFactory;
 import io.vertx.core.json.JsonObject;
 import io.vibridge.gateway.config.GatewayConfig;
+import io.vibridge.gateway.config.MemoryLimits;
+import io.vibridge.gateway.server.StartupRouteCheck;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +30,7 @@ import org.yaml.snakeyaml.Yaml;
  * {@link GatewayConfig} itself) and the Grafana dashboard. Their behaviour with real containers is
  * {@link ContainersIT}'s job.
  */
+@SuppressWarnings("unchecked")
 class DeployFilesTest {
     static final Path REPO = Path.of(System.getProperty("user.dir")).getParent();
     static final Path DEPLOY = REPO.resolve("deploy");
@@ -98,11 +101,113 @@ class DeployFilesTest {
                     .filter(f -> f.endsWith(".yaml") && !f.equals("kustomization.yaml")).toList());
         }
 
-        // The ConfigMap's application.conf is a configuration the gateway accepts.
+        // The ConfigMap's application.conf is a configuration the gateway accepts, and the JVM the Deployment
+        // starts holds its connections: staging.max-slots = auto in the container's memory.
         String conf = at(only(all, "ConfigMap"), "data", "application.conf");
-        GatewayConfig cfg = GatewayConfig.from(ConfigFactory.parseString(conf));
+        GatewayConfig cfg = GatewayConfig.from(ConfigFactory.parseString(conf), jvmOf(container));
         assertThat(cfg.routes().routes()).isNotEmpty();
         assertThat(cfg.infiniband().pathMtu()).isEqualTo(1024);
+        assertThat(cfg.stagingConnectionCapacity()).as("connections the staging pool holds")
+                .isGreaterThanOrEqualTo(cfg.limits().maxConnections());
+
+        // Rollouts and drains: the preStop sleep and the drain fit the grace period; one pod evicted at a time.
+        List<String> preStop = at(container, "lifecycle", "preStop", "exec", "command");
+        assertThat(preStop).hasSize(2).first().isEqualTo("sleep");
+        assertThat((Integer) at(deployment, "spec", "template", "spec", "terminationGracePeriodSeconds"))
+                .isGreaterThan(Integer.parseInt(preStop.get(1)) + (int) cfg.shutdownGrace().toSeconds());
+        Map<String, Object> pdb = only(all, "PodDisruptionBudget");
+        assertThat((Object) at(pdb, "spec", "selector", "matchLabels"))
+                .isEqualTo(at(deployment, "spec", "selector", "matchLabels"));
+        assertThat((Integer) at(pdb, "spec", "maxUnavailable")).isLessThan(at(deployment, "spec", "replicas"));
+    }
+
+    /**
+     * The memory limits of the JVM a Deployment's container starts: its memory limit, the heap share
+     * (-XX:MaxRAMPercentage) and the direct memory limit (-XX:MaxDirectMemorySize, else the heap's) of JAVA_OPTS.
+     * Heap and direct buffers leave a fifth of the container to the rest of the process.
+     */
+    static MemoryLimits jvmOf(Map<String, Object> container) {
+        long memory = kubernetesBytes(at(container, "resources", "limits", "memory"));
+        String opts = ((List<Map<String, Object>>) container.get("env")).stream()
+                .filter(e -> "JAVA_OPTS".equals(e.get("name"))).map(e -> (String) e.get("value")).findFirst().orElseThrow();
+        Matcher heap = Pattern.compile("-XX:MaxRAMPercentage=(\\d+)").matcher(opts);
+        assertThat(heap.find()).as(opts).isTrue();
+        long maxHeap = memory * Long.parseLong(heap.group(1)) / 100;
+        Matcher direct = Pattern.compile("-XX:MaxDirectMemorySize=(\\d+)([kmg])").matcher(opts);
+        long maxDirect = direct.find() ? Long.parseLong(direct.group(1)) << switch (direct.group(2)) {
+            case "k" -> 10;
+            case "m" -> 20;
+            default -> 30;
+        } : maxHeap;
+        assertThat(maxHeap + maxDirect).as("heap and direct limits of %s in %d bytes", opts, memory)
+                .isLessThanOrEqualTo(memory / 5 * 4);
+        return new MemoryLimits(maxDirect, maxHeap, memory);
+    }
+
+    static long kubernetesBytes(String quantity) {
+        Matcher m = Pattern.compile("(\\d+)(Mi|Gi)").matcher(quantity);
+        assertThat(m.matches()).as(quantity).isTrue();
+        return Long.parseLong(m.group(1)) << (m.group(2).equals("Gi") ? 30 : 20);
+    }
+
+    /**
+     * deploy/k8s/rdma: its patches name the base's objects, give the pod the RDMA device, host networking and
+     * IPC_LOCK, and its configuration is one the gateway accepts and the DiSNI provider (no capability:
+     * DisniProviderTest) can serve, in the base's memory. deploy/Dockerfile.rdma keeps the service image's
+     * ports, user, health check and entry point and adds rdma-core and libdisni.
+     */
+    @Test
+    void theRdmaVariantPatchesTheBaseForDisni() throws IOException {
+        Path rdma = DEPLOY.resolve("k8s/rdma");
+        Map<String, Object> kustomization = yamlDocuments(rdma.resolve("kustomization.yaml")).getFirst();
+        assertThat((List<String>) at(kustomization, "resources")).containsExactly("../");
+        Map<String, Object> base = new java.util.HashMap<>();
+        for (String f : List.of("deployment.yaml", "configmap.yaml")) {
+            Map<String, Object> d = yamlDocuments(DEPLOY.resolve("k8s").resolve(f)).getFirst();
+            base.put((String) d.get("kind"), d);
+        }
+        List<Map<String, Object>> patches = at(kustomization, "patches");
+        assertThat(patches).hasSize(2);
+        Map<String, Map<String, Object>> patched = new java.util.HashMap<>();
+        for (Map<String, Object> p : patches) {
+            Map<String, Object> patch = yamlDocuments(rdma.resolve((String) p.get("path"))).getFirst();
+            assertThat(base).containsKey((String) patch.get("kind"));
+            assertThat((String) at(patch, "metadata", "name")).isEqualTo(at(base.get(patch.get("kind")), "metadata", "name"));
+            patched.put((String) patch.get("kind"), patch);
+        }
+        assertThat(at(kustomization, "images").toString()).contains("name=vibridge/gateway,",
+                "newName=vibridge/gateway-rdma");
+
+        Map<String, Object> pod = at(patched.get("Deployment"), "spec", "template", "spec");
+        assertThat(pod).containsEntry("hostNetwork", true).containsEntry("dnsPolicy", "ClusterFirstWithHostNet");
+        assertThat((Integer) at(pod, "securityContext", "runAsUser")).isZero();
+        Map<String, Object> container = ((List<Map<String, Object>>) pod.get("containers")).getFirst();
+        Map<String, Object> baseContainer = ((List<Map<String, Object>>) at(base.get("Deployment"), "spec", "template",
+                "spec", "containers")).getFirst();
+        assertThat(container.get("name")).isEqualTo(baseContainer.get("name"));
+        assertThat((Map<String, Object>) at(container, "resources", "limits")).containsEntry("rdma/hca", 1);
+        assertThat((List<String>) at(container, "securityContext", "capabilities", "add")).containsExactly("IPC_LOCK");
+
+        GatewayConfig cfg = GatewayConfig.from(ConfigFactory.parseString(at(patched.get("ConfigMap"), "data",
+                "application.conf")), jvmOf(baseContainer));
+        assertThat(cfg.infiniband().provider()).isEqualTo("disni");
+        StartupRouteCheck.check(cfg.routes(), Set.of(), "disni");
+        assertThat(cfg.stagingConnectionCapacity()).isGreaterThanOrEqualTo(cfg.limits().maxConnections());
+
+        Path rdmaImage = DEPLOY.resolve("Dockerfile.rdma");
+        assertThat(exposed(rdmaImage)).isEqualTo(exposed(DEPLOY.resolve("Dockerfile")));
+        String main = Files.readString(DEPLOY.resolve("Dockerfile"));
+        String text = Files.readString(rdmaImage);
+        for (String line : List.of("USER 10001:10001", "ENTRYPOINT [\"/opt/vibridge/bin/vibridge\"]", "CMD [\"gateway\"]",
+                "  CMD [\"/opt/vibridge/bin/vibridge\", \"healthcheck\"]",
+                "HEALTHCHECK --interval=5s --timeout=5s --start-period=30s --retries=3 \\")) {
+            assertThat(main.lines()).as("deploy/Dockerfile").contains(line);
+            assertThat(text.lines()).as("deploy/Dockerfile.rdma").contains(line);
+        }
+        assertThat(text).contains("libibverbs1 librdmacm1 ibverbs-providers",
+                "COPY --from=libdisni /usr/local/lib/libdisni.so /usr/lib/libdisni.so",
+                "JAVA_OPTS=\"-XX:MaxRAMPercentage=30 -XX:+ExitOnOutOfMemoryError\"");
+        assertThat(main).contains("JAVA_OPTS=\"-XX:MaxRAMPercentage=30 -XX:+ExitOnOutOfMemoryError\"");
     }
 
     @Test
