@@ -18,6 +18,7 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -198,8 +199,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                     intIn(c, "limits.connect-burst", 1, 1 << 20, false),
                     bytes(c, "limits.buffer-per-connection"));
             int maxSlots = StagingSize.maxSlots("auto".equals(c.getValue(StagingSize.KEY).unwrapped())
-                            ? java.util.OptionalInt.empty()
-                            : java.util.OptionalInt.of(intIn(c, StagingSize.KEY, 1, StagingSize.MAX, false)),
+                            ? OptionalInt.empty() : OptionalInt.of(intIn(c, StagingSize.KEY, 1, StagingSize.MAX, false)),
                     slotSize, chunkSlots, slotsPerConnection(limits.bufferPerConnection(), slotSize),
                     limits.maxConnections(), memory);
             if ((long) slotSize * Math.min(chunkSlots, maxSlots) > Integer.MAX_VALUE) {

@@ -6,9 +6,9 @@ import java.util.OptionalInt;
  * {@code staging.max-slots} against the memory the JVM can have ({@link MemoryLimits}). The staging pool may
  * take three quarters of the direct memory the JVM can really have ({@link MemoryLimits#directRoom}); the rest
  * is for Netty's buffers and the soft device's. {@code auto} (the default) is as many slots as
- * {@code limits.max-connections} connections reserve (rounded up to whole chunks), at most that share. A number beyond the share is refused
- * at start: the pool would reach the JVM's limit (connections refused) or the container's (the kernel kills the
- * gateway) before its configured size, under load rather than at start.
+ * {@code limits.max-connections} connections reserve (rounded up to whole chunks), at most that share. A number
+ * beyond the share is refused at start: the pool would reach the JVM's limit (connections refused) or the
+ * container's (the kernel kills the gateway) before its configured size, under load rather than at start.
  */
 final class StagingSize {
     static final String KEY = "staging.max-slots";

@@ -8,7 +8,9 @@ import io.micrometer.core.instrument.Timer;
 import io.vibridge.vitcp.rdmatcp.FrameCheck;
 import io.vibridge.vitcp.wire.Encapsulation;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -36,10 +38,10 @@ public final class GatewayMetrics {
     private final Timer connectSetup;
 
     /**
-     * Histogram buckets of the setup timers, 10 us .. 10 s in 1-2.5-5 steps: a CM round trip through one switch
-     * takes tens of microseconds, the soft provider's over loopback a few hundred, one that waited for a CM
-     * retry at least infiniband.cm-response-timeout (18 = 1.07 s) more; the gateway gives up after
-     * max-cm-retries + 1 such waits (4.3 s with the defaults). 19 buckets and +Inf per timer.
+     * Histogram buckets of the setup timers, 10 us .. 10 s in 1-2.5-5 steps (19 and +Inf): from below a CM
+     * round trip on a fast fabric to beyond the longest setup the gateway waits for, max-cm-retries + 1 CM
+     * timeouts of infiniband.cm-response-timeout (4 x 1.07 s with the defaults), with a CM retry (one
+     * timeout more than the answer) in a bucket of its own.
      */
     static final Duration[] SETUP_BUCKETS = buckets(10_000, 10_000_000_000L);
 
@@ -108,7 +110,7 @@ public final class GatewayMetrics {
 
     /** 1, 2.5, 5 x each power of ten from {@code fromNanos} up to {@code toNanos}. */
     private static Duration[] buckets(long fromNanos, long toNanos) {
-        java.util.List<Duration> l = new java.util.ArrayList<>();
+        List<Duration> l = new ArrayList<>();
         for (long decade = fromNanos; decade <= toNanos; decade *= 10) {
             for (long b : new long[] {decade, decade * 5 / 2, decade * 5}) {
                 if (b <= toNanos) {

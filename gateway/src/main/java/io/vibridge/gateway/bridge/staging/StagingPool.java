@@ -1,5 +1,6 @@
 package io.vibridge.gateway.bridge.staging;
 
+import io.vibridge.gateway.config.MemoryLimits;
 import io.vibridge.verbs.Access;
 import io.vibridge.verbs.MemoryRegion;
 import io.vibridge.verbs.ProtectionDomain;
@@ -54,7 +55,7 @@ public final class StagingPool implements AutoCloseable {
     /** A pool whose chunks may take the JVM's direct memory up to its limit. */
     public StagingPool(ProtectionDomain pd, int slotSize, int maxSlots, int chunkSlots, int controlBlocks) {
         this(pd, slotSize, maxSlots, chunkSlots, controlBlocks,
-                new DirectMemory(io.vibridge.gateway.config.MemoryLimits.ofThisJvm().maxDirect()));
+                new DirectMemory(MemoryLimits.ofThisJvm().maxDirect()));
     }
 
     /**
