@@ -85,6 +85,10 @@ class MetricsTest {
                 }
                 c.vi.postSend(Descriptor.rdmaWrite(target.rdma.address(), target.rdma.rkey()).data(c.mr, 0, 5000));
                 assertThat(c.vi.sendWait(T).isError()).isFalse();
+                // Reliable Delivery completes the client's send once the gateway has it; the gateway counts the
+                // RDMA Write when InfiniBand completes it, a moment later
+                EndToEndTest.awaitTrue(() -> g.registry().get("vibridge.bytes").tags("direction", "client_to_target",
+                        "operation", "rdma_write").counter().count() == 5000);
                 String during = get(g.adminPort(), "/metrics");
                 assertThat(value(during, "vibridge_connections_active{encapsulation=\"vitcp\"}")).isEqualTo(1);
                 assertThat(value(during, "vibridge_connections_opened_total{encapsulation=\"vitcp\"}")).isEqualTo(1);
