@@ -92,6 +92,8 @@ public final class IwarpBridge {
     private long keepaliveTimer = -1;
     private long graceTimer = -1;
     private long cmStart;
+    /** When the MPA Request arrived (the connect-setup time runs from here to the MPA Reply). */
+    private long requestAt;
     private String closeReason;
 
     /** Largest client Send the target can take (its receive size, less the FlowC 0 header). */
@@ -150,6 +152,7 @@ public final class IwarpBridge {
 
     /** The client's MPA Request (RFC 6581): route it, connect the InfiniBand side; the Reply waits for the REP. */
     private void requested(MpaFrame request, MpaV2Params params) {
+        requestAt = System.nanoTime();
         cancel(requestTimer);
         requestTimer = -1;
         String why = shared.admit(clientAddress);
@@ -226,6 +229,7 @@ public final class IwarpBridge {
         phase = Phase.CONNECTED;
         opened = true;
         metrics.connectionOpened(FrontEnd.IWARP);
+        metrics.connectSetup(System.nanoTime() - requestAt);
         long keepalive = ib.keepalive().toMillis();
         if (keepalive > 0) {
             keepaliveTimer = vertx.setPeriodic(keepalive, tick -> {

@@ -18,6 +18,7 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -128,7 +129,11 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
 
     /** Slots a connection reserves (buffer-per-connection / slot-size). */
     public int slotsPerConnection() {
-        return (int) Math.min(Integer.MAX_VALUE, limits.bufferPerConnection() / staging.slotSize());
+        return slotsPerConnection(limits.bufferPerConnection(), staging.slotSize());
+    }
+
+    private static int slotsPerConnection(long bufferPerConnection, int slotSize) {
+        return (int) Math.min(Integer.MAX_VALUE, bufferPerConnection / slotSize);
     }
 
     /** {@code ConfigFactory.load()}: reference.conf, application.conf, -D system properties, env substitutions. */
@@ -166,6 +171,11 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
 
     /** Reads {@code vibridge.gateway} of a resolved config; overrides on top of reference.conf. */
     public static GatewayConfig from(Config root) {
+        return from(root, MemoryLimits.ofThisJvm());
+    }
+
+    /** As {@link #from(Config)}, with staging checked against (and, when {@code auto}, sized from) {@code memory}. */
+    public static GatewayConfig from(Config root, MemoryLimits memory) {
         Config full = root.withFallback(ConfigFactory.defaultReference()).resolve();
         Config c = full.getConfig(ROOT);
         try {
@@ -181,19 +191,22 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             int creditThreshold = intIn(c, "vi.credit-threshold", 0, 0xFFFF, false);
             Vi vi = new Vi(maxMtu, seg, window, incoming, creditThreshold);
             int slotSize = intIn(c, "staging.slot-size", 32 * 1024 + FlowControlHeader.LENGTH, 16 << 20, true);
-            int maxSlots = intIn(c, "staging.max-slots", 1, 1 << 24, false);
             int chunkSlots = intIn(c, "staging.chunk-slots", 1, 1 << 24, false);
-            if ((long) slotSize * Math.min(chunkSlots, maxSlots) > Integer.MAX_VALUE) {
-                throw new ConfigError("staging.chunk-slots",
-                        "slot-size x chunk-slots must stay below 2 GiB (one registered buffer per chunk)");
-            }
-            Staging staging = new Staging(slotSize, maxSlots, chunkSlots);
             Limits limits = new Limits(
                     intIn(c, "limits.max-connections", 1, 1 << 20, false),
                     intIn(c, "limits.max-connections-per-client", 1, 1 << 20, false),
                     nonNegativeDouble(c, "limits.connect-rate"),
                     intIn(c, "limits.connect-burst", 1, 1 << 20, false),
                     bytes(c, "limits.buffer-per-connection"));
+            int maxSlots = StagingSize.maxSlots("auto".equals(c.getValue(StagingSize.KEY).unwrapped())
+                            ? OptionalInt.empty() : OptionalInt.of(intIn(c, StagingSize.KEY, 1, StagingSize.MAX, false)),
+                    slotSize, chunkSlots, slotsPerConnection(limits.bufferPerConnection(), slotSize),
+                    limits.maxConnections(), memory);
+            if ((long) slotSize * Math.min(chunkSlots, maxSlots) > Integer.MAX_VALUE) {
+                throw new ConfigError("staging.chunk-slots",
+                        "slot-size x chunk-slots must stay below 2 GiB (one registered buffer per chunk)");
+            }
+            Staging staging = new Staging(slotSize, maxSlots, chunkSlots);
             Security security = security(c);
             Infiniband ib = infiniband(c);
             Routes routes;

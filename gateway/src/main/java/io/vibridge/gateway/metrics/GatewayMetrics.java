@@ -1,7 +1,6 @@
 package io.vibridge.gateway.metrics;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -9,7 +8,9 @@ import io.micrometer.core.instrument.Timer;
 import io.vibridge.vitcp.rdmatcp.FrameCheck;
 import io.vibridge.vitcp.wire.Encapsulation;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,7 +35,15 @@ public final class GatewayMetrics {
     private final Counter[][] messages = new Counter[Direction.values().length][Operation.values().length];
     private final Counter[] creditStalls = new Counter[Direction.values().length];
     private final Timer cmRoundTrip;
-    private final DistributionSummary connectSetup;
+    private final Timer connectSetup;
+
+    /**
+     * Histogram buckets of the setup timers, 10 us .. 10 s in 1-2.5-5 steps (19 and +Inf): from below a CM
+     * round trip on a fast fabric to beyond the longest setup the gateway waits for, max-cm-retries + 1 CM
+     * timeouts of infiniband.cm-response-timeout (4 x 1.07 s with the defaults), with a CM retry (one
+     * timeout more than the answer) in a bucket of its own.
+     */
+    static final Duration[] SETUP_BUCKETS = buckets(10_000, 10_000_000_000L);
 
     public GatewayMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -90,14 +99,26 @@ public final class GatewayMetrics {
         }
         cmRoundTrip = Timer.builder("vibridge.cm.rtt")
                 .description("InfiniBand CM REQ to REP round-trip time")
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofNanos(10_000))
-                .maximumExpectedValue(Duration.ofSeconds(10))
+                .serviceLevelObjectives(SETUP_BUCKETS)
                 .register(registry);
-        connectSetup = DistributionSummary.builder("vibridge.connect.setup")
-                .description("VI Connect Request to Connect Accept, in seconds")
-                .baseUnit("seconds")
+        connectSetup = Timer.builder("vibridge.connect.setup")
+                .description("Client connect request to its acceptance (VI Connect Request to Connect Accept, "
+                        + "MPA Request to MPA Reply), the CM round trip included")
+                .serviceLevelObjectives(SETUP_BUCKETS)
                 .register(registry);
+    }
+
+    /** 1, 2.5, 5 x each power of ten from {@code fromNanos} up to {@code toNanos}. */
+    private static Duration[] buckets(long fromNanos, long toNanos) {
+        List<Duration> l = new ArrayList<>();
+        for (long decade = fromNanos; decade <= toNanos; decade *= 10) {
+            for (long b : new long[] {decade, decade * 5 / 2, decade * 5}) {
+                if (b <= toNanos) {
+                    l.add(Duration.ofNanos(b));
+                }
+            }
+        }
+        return l.toArray(Duration[]::new);
     }
 
     private Counter clientBytes(FrontEnd e, String direction) {
@@ -196,7 +217,7 @@ public final class GatewayMetrics {
     }
 
     public void connectSetup(long nanos) {
-        connectSetup.record(nanos / 1e9);
+        connectSetup.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /**

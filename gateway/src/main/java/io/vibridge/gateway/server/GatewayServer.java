@@ -14,9 +14,12 @@ import io.vibridge.gateway.admin.ConnectionInfo;
 import io.vibridge.gateway.bridge.BridgedConnection;
 import io.vibridge.gateway.bridge.IwarpBridge;
 import io.vibridge.gateway.bridge.BridgeContext;
+import io.vibridge.gateway.bridge.staging.DirectMemory;
 import io.vibridge.gateway.bridge.staging.StagingPool;
 import io.vibridge.gateway.config.GatewayConfig;
+import io.vibridge.gateway.config.MemoryLimits;
 import io.vibridge.gateway.metrics.GatewayMetrics;
+import io.vibridge.gateway.metrics.ProcessMeters;
 import io.vibridge.gateway.metrics.RejectReason;
 import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.DeviceConfig;
@@ -47,7 +50,9 @@ public final class GatewayServer implements AutoCloseable {
     private final VerbsDevice device;
     private final ProtectionDomain pd;
     private final StagingPool pool;
+    private final DirectMemory directMemory;
     private final PrometheusMeterRegistry registry;
+    private final ProcessMeters processMeters;
     private final BridgeContext shared;
     private final ConnectRateLimiter rate;
     private final boolean ownsVertx;
@@ -87,16 +92,19 @@ public final class GatewayServer implements AutoCloseable {
             }
             pd = device.allocateProtectionDomain();
             GatewayConfig.Staging st = config.staging();
-            pool = new StagingPool(pd, st.slotSize(), st.maxSlots(), st.chunkSlots(), config.limits().maxConnections());
+            directMemory = new DirectMemory(MemoryLimits.ofThisJvm().maxDirect());
+            pool = new StagingPool(pd, st.slotSize(), st.maxSlots(), st.chunkSlots(), config.limits().maxConnections(),
+                    directMemory);
             int capacity = config.stagingConnectionCapacity();
             String line = "staging: slots of " + st.slotSize() + " B allocated on demand in chunks of "
                     + pool.chunkSlots() + ", at most " + st.maxSlots() + " (" + ((long) st.slotSize() * st.maxSlots() >> 20)
-                    + " MiB); a connection reserves " + config.slotsPerConnection()
+                    + " MiB of the JVM's " + (directMemory.limit() >> 20) + " MiB of direct memory); a connection reserves "
+                    + config.slotsPerConnection()
                     + " (limits.buffer-per-connection): room for " + capacity
                     + " connections at once, limits.max-connections = " + config.limits().maxConnections();
             if (capacity < config.limits().maxConnections()) {
-                log.warn("{}: connections beyond {} get Connect Reject IS 14 (raise staging.max-slots or lower "
-                        + "limits.buffer-per-connection)", line, capacity);
+                log.warn("{}: connections beyond {} get Connect Reject IS 14 (raise staging.max-slots, or with auto "
+                        + "-XX:MaxDirectMemorySize, or lower limits.buffer-per-connection)", line, capacity);
             } else {
                 log.info(line);
             }
@@ -105,6 +113,7 @@ public final class GatewayServer implements AutoCloseable {
             throw e;
         }
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        processMeters = ProcessMeters.bindTo(registry); // first: it configures the registry's meter filters
         GatewayMetrics metrics = new GatewayMetrics(registry);
         shared = new BridgeContext(config, device, pd, pool, metrics);
         rate = new ConnectRateLimiter(config.limits().connectRate(), config.limits().connectBurst());
@@ -287,6 +296,10 @@ public final class GatewayServer implements AutoCloseable {
                 StagingPool::capacity);
         m.gauge("vibridge.staging.slots.allocated", "Staging slots allocated and registered so far (chunks)", pool,
                 StagingPool::allocated);
+        m.functionCounter("vibridge.staging.allocation.failures", "Staging chunks the JVM refused for want of direct "
+                + "memory (each refused the connection asking, Connect Reject IS 14)", pool, StagingPool::allocationFailures);
+        m.gauge("vibridge.direct.memory.max.bytes", "The JVM's direct memory limit (-XX:MaxDirectMemorySize, else the "
+                + "heap limit); compare jvm_buffer_memory_used_bytes{id=\"direct\"}", directMemory, DirectMemory::limit);
     }
 
     private void counter(GatewayMetrics m, String name, String desc, ToDoubleFunction<DeviceCounters> f,
@@ -413,6 +426,7 @@ public final class GatewayServer implements AutoCloseable {
             log.debug("verbs close: {}", e.toString());
         }
         device.close();
+        processMeters.close();
         log.info("gateway stopped");
     }
 

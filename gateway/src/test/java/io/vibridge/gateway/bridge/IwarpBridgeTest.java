@@ -59,8 +59,11 @@ class IwarpBridgeTest {
     @ParameterizedTest(name = "FlowC {0}, CRC {1}")
     @CsvSource({"0, false", "0, true", "1, false", "1, true"})
     void sendsAreEchoed(int flowc, boolean crc) throws Exception {
+        long setups = gateway.registry().get("vibridge.connect.setup").timer().count();
         try (var c = new IwarpClient(port(flowc), crc).awaitEstablished(T)) {
             assertThat(c.engine.settings().crc()).isEqualTo(crc);
+            // the MPA Request to Reply time is in the connect-setup histogram
+            EndToEndTest.awaitTrue(() -> gateway.registry().get("vibridge.connect.setup").timer().count() == setups + 1);
             Random r = new Random(flowc * 2L + (crc ? 1 : 0));
             for (int size : new int[] {1, 100, 1442, 1443, 4096, 65000, 65536, 7, 30000}) {
                 byte[] m = new byte[size];

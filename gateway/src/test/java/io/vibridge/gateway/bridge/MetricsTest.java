@@ -3,6 +3,8 @@ package io.vibridge.gateway.bridge;
 import static io.vibridge.gateway.bridge.TestSupport.T;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vibridge.gateway.bridge.staging.StagingPool;
+import io.vibridge.gateway.config.MemoryLimits;
 import io.vibridge.gateway.server.GatewayServer;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.ViNic;
@@ -17,6 +19,37 @@ import org.junit.jupiter.api.Test;
 
 /** /metrics scraped over HTTP before and after traffic: the listed meters move; /connections lists the bridge. */
 class MetricsTest {
+
+    /**
+     * One connection set up: the setup histograms have their 19 buckets (10 us .. 10 s) and +Inf with one
+     * observation; the JVM, process and build meters are there, the direct buffer pool holding at least the
+     * staging chunks allocated so far.
+     */
+    static void assertSetupHistogramsAndProcessMeters(String scrape, StagingPool pool) {
+        for (String h : new String[] {"vibridge_connect_setup_seconds", "vibridge_cm_rtt_seconds"}) {
+            assertThat(Pattern.compile("(?m)^" + h + "_bucket\\{le=").matcher(scrape).results().count()).as(h)
+                    .isEqualTo(20);
+            assertThat(value(scrape, h + "_bucket{le=\"1.0E-5\"}")).as(h).isZero();
+            assertThat(value(scrape, h + "_bucket{le=\"10.0\"}")).as(h).isEqualTo(1);
+            assertThat(value(scrape, h + "_bucket{le=\"+Inf\"}")).as(h).isEqualTo(1);
+            assertThat(value(scrape, h + "_count")).as(h).isEqualTo(1);
+        }
+        assertThat(value(scrape, "jvm_buffer_memory_used_bytes{id=\"direct\"}"))
+                .isGreaterThanOrEqualTo((double) pool.allocated() * pool.slotSize());
+        assertThat(value(scrape, "vibridge_direct_memory_max_bytes")).isEqualTo(MemoryLimits.ofThisJvm().maxDirect());
+        assertThat(value(scrape, "vibridge_staging_allocation_failures_total")).isZero();
+        assertThat(scrape).containsPattern("(?m)^jvm_memory_used_bytes\\{area=\"heap\",id=\"[^\"]+\"\\} [0-9]")
+                .containsPattern("(?m)^jvm_memory_max_bytes\\{area=\"nonheap\",id=\"Metaspace\"\\} ")
+                .contains("jvm_gc_memory_allocated_bytes_total ", "jvm_gc_overhead ", "jvm_threads_states_threads{",
+                        "jvm_info{", "process_cpu_usage ", "system_cpu_processors ", "process_start_time_seconds ")
+                .doesNotContain("process_cpu_time_ns_total", "system_cpu_count");
+        assertThat(value(scrape, "jvm_threads_live_threads")).isPositive();
+        assertThat(value(scrape, "jvm_classes_loaded_classes")).isPositive();
+        assertThat(value(scrape, "process_cpu_seconds_total")).isPositive();
+        assertThat(value(scrape, "process_uptime_seconds")).isPositive();
+        assertThat(value(scrape, "process_files_open_files")).isPositive();
+        assertThat(value(scrape, "vibridge_build_info{version=\"development\"}")).isEqualTo(1);
+    }
 
     static String get(int port, String path) throws Exception {
         try (HttpClient http = HttpClient.newHttpClient()) {
@@ -52,6 +85,10 @@ class MetricsTest {
                 }
                 c.vi.postSend(Descriptor.rdmaWrite(target.rdma.address(), target.rdma.rkey()).data(c.mr, 0, 5000));
                 assertThat(c.vi.sendWait(T).isError()).isFalse();
+                // Reliable Delivery completes the client's send once the gateway has it; the gateway counts the
+                // RDMA Write when InfiniBand completes it, a moment later
+                EndToEndTest.awaitTrue(() -> g.registry().get("vibridge.bytes").tags("direction", "client_to_target",
+                        "operation", "rdma_write").counter().count() == 5000);
                 String during = get(g.adminPort(), "/metrics");
                 assertThat(value(during, "vibridge_connections_active{encapsulation=\"vitcp\"}")).isEqualTo(1);
                 assertThat(value(during, "vibridge_connections_opened_total{encapsulation=\"vitcp\"}")).isEqualTo(1);
@@ -64,6 +101,7 @@ class MetricsTest {
                 assertThat(value(during, "vibridge_cm_rtt_seconds_count")).isEqualTo(1);
                 assertThat(value(during, "vibridge_staging_slots_in_use")).isGreaterThan(0);
                 assertThat(value(during, "vibridge_ib_packets_total{direction=\"out\"}")).isGreaterThan(10);
+                assertSetupHistogramsAndProcessMeters(during, g.bridgeContext().pool());
                 String conns = get(g.adminPort(), "/connections");
                 assertThat(conns).contains("\"route\":\"\\\"echo\\\"\"").contains("\"state\":\"CONNECTED\"");
             }

@@ -3,6 +3,7 @@ package io.vibridge.gateway.bridge;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.gateway.bridge.StagingSlots.Op;
+import io.vibridge.gateway.bridge.staging.DirectMemory;
 import io.vibridge.gateway.bridge.staging.StagingPool;
 import java.util.HashSet;
 import java.util.Set;
@@ -10,6 +11,27 @@ import org.junit.jupiter.api.Test;
 
 class StagingSlotsTest {
     private final StagingPool pool = new StagingPool(FakeVerbs.protectionDomain(), 1024, 16, 8, 2);
+
+    @Test
+    void aChunkTheJvmRefusesRefusesTheConnectionAndIsCounted() {
+        // room for one 32 MiB chunk and a half beyond the direct buffers in use now (other tests' buffers may come
+        // and go by a few MiB meanwhile); a second chunk passes the limit
+        int chunk = 32 << 20;
+        DirectMemory memory = new DirectMemory(new DirectMemory(Long.MAX_VALUE).used() + chunk * 3L / 2);
+        StagingPool p = new StagingPool(FakeVerbs.protectionDomain(), 1 << 20, 64, 32, 2, memory);
+        StagingSlots first = StagingSlots.reserve(p, 20, 4, false);
+        assertThat(first).isNotNull();
+        assertThat(p.allocated()).isEqualTo(32);
+        assertThat(StagingSlots.reserve(p, 20, 4, false)).as("needs a second chunk: refused").isNull();
+        assertThat(p.allocationFailures()).isEqualTo(1);
+        assertThat(p.inUse()).as("nothing held by the refused reservation").isEqualTo(20);
+        assertThat(StagingSlots.reserve(p, 12, 4, false)).as("fits the first chunk").isNotNull();
+        first.release();
+        assertThat(StagingSlots.reserve(p, 20, 4, false)).as("slots given back are taken again").isNotNull();
+        assertThat(p.allocated()).isEqualTo(32);
+        assertThat(p.allocationFailures()).isEqualTo(1);
+        p.close();
+    }
 
     @Test
     void receiveSlotsComeFirstAndClientSlotsAreAdmittedUntilNoneIsFree() {

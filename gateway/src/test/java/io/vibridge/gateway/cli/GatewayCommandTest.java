@@ -30,6 +30,27 @@ class GatewayCommandTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("vibridge.gateway.limits.max-connections");
     }
 
+    /**
+     * A real JVM with -XX:MaxDirectMemorySize=32m: a staging pool of 64 MiB cannot fit, so the start stops at
+     * once with exit 2 and one line naming the key and the sizes (instead of the JVM's or the kernel's refusal
+     * under load).
+     */
+    @Test
+    void stagingThatCannotFitTheJvmsDirectMemoryStopsTheStart(@TempDir Path dir) throws Exception {
+        Path conf = dir.resolve("big.conf");
+        Files.writeString(conf, "vibridge.gateway.staging.max-slots = 1024\n");
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:MaxDirectMemorySize=32m", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), "gateway", "--config", conf.toString())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(err).isEqualTo(2);
+        assertThat(err.lines().toList()).singleElement().asString()
+                .startsWith("vibridge gateway: bad configuration: configuration key vibridge.gateway.staging.max-slots: "
+                        + "1024 slots of 65552 B (staging.slot-size) = 64 MiB do not fit in 24 MiB")
+                .contains("JVM direct memory limit 32 MiB", "heap limit 256 MiB");
+    }
+
     @Test
     void missingConfigurationFileIsReported(@TempDir Path dir) {
         PrintStream saved = System.err;

@@ -63,6 +63,9 @@ class ContainersIT {
     static final Path DASHBOARD = Path.of(System.getProperty("user.dir")).resolveSibling("deploy")
             .resolve("grafana/dashboards/vibridge.json");
 
+    /** The gateway container's memory limit: Kubernetes' 1 GiB (deploy/k8s), with the image's JAVA_OPTS. */
+    static final long GATEWAY_MEMORY = 1L << 30;
+
     static Network network;
     static GenericContainer<?> target;
     static GenericContainer<?> gateway;
@@ -73,7 +76,8 @@ class ContainersIT {
      * The gateway's configuration, copied into the container at /etc/vibridge/application.conf (the
      * launcher passes it with --config): the route needs the target's IP literal (routes take no host
      * names). path-mtu 1024: RoCEv2 packets must fit the 1500-byte Ethernet MTU of a Docker network
-     * (4096 would need jumbo frames). Short CM and transport timeouts so a dead target shows quickly.
+     * (4096 would need jumbo frames). Short CM and transport timeouts so a dead target shows quickly. The
+     * staging pool is the default's, sized from the container's memory (see {@link #GATEWAY_MEMORY}).
      */
     static String gatewayConf(String targetIp) {
         return """
@@ -83,7 +87,6 @@ class ContainersIT {
                     cm-response-timeout = 16, max-cm-retries = 2
                     local-ack-timeout = 14, retry-count = 3
                   }
-                  staging { max-slots = 128 }
                   shutdown-grace = 3s
                   routes = [
                     { match = "demo", target = "%s", port = 5000, service-id = iwarp,
@@ -97,6 +100,7 @@ class ContainersIT {
             global:
               scrape_interval: 1s
               evaluation_interval: 1s
+            rule_files: [/etc/prometheus/alerts.yml]
             scrape_configs:
               - job_name: vibridge
                 metrics_path: /metrics
@@ -105,7 +109,7 @@ class ContainersIT {
             """;
 
     @BeforeAll
-    static void start() {
+    static void start() throws IOException {
         Docker.requireEngine();
         Docker.requireImage(IMAGE);
         String prometheusImage = System.getProperty("vibridge.it.prometheus-image",
@@ -127,6 +131,8 @@ class ContainersIT {
                     .withEnv("VIBRIDGE_IB_ADDRESS", "auto")
                     .withCopyToContainer(Transferable.of(gatewayConf(targetIp)), "/etc/vibridge/application.conf")
                     .withExposedPorts(7470, 9464)
+                    .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withMemory(GATEWAY_MEMORY)
+                            .withMemorySwap(GATEWAY_MEMORY))
                     .withCommand("gateway")
                     .withLogConsumer(new Slf4jLogConsumer(LOG).withPrefix("gateway"))
                     .waitingFor(Wait.forHttp("/ready").forPort(9464).withStartupTimeout(WAIT));
@@ -137,6 +143,8 @@ class ContainersIT {
             prometheus = new GenericContainer<>(DockerImageName.parse(prometheusImage))
                     .withNetwork(network).withNetworkAliases("prometheus")
                     .withCopyToContainer(Transferable.of(PROMETHEUS_CONF), "/etc/prometheus/prometheus.yml")
+                    .withCopyToContainer(Transferable.of(Files.readString(PrometheusFilesTest.ALERTS)),
+                            "/etc/prometheus/alerts.yml")
                     .withExposedPorts(9090)
                     .waitingFor(Wait.forHttp("/-/ready").forPort(9090).withStartupTimeout(WAIT));
             prometheus.start();
@@ -218,7 +226,25 @@ class ContainersIT {
                 .as("RDMA Read bytes").isGreaterThanOrEqualTo(2.0 * 65536);
         assertThat(sample(text, "vibridge_cm_rtt_seconds_count", Map.of())).isGreaterThanOrEqualTo(1);
         assertThat(sumOf(text, "vibridge_ib_packets_total", Map.of())).isGreaterThan(0);
-        assertThat(sample(text, "vibridge_staging_slots_capacity", Map.of())).isEqualTo(128);
+        // staging.max-slots = auto in a 1 GiB container: the image's heap is 30% of it, the direct memory limit
+        // follows the heap, staging takes 3/4 of that (reference.conf)
+        double direct = sample(text, "vibridge_direct_memory_max_bytes", Map.of());
+        assertThat(direct).isBetween(0.25 * GATEWAY_MEMORY, 0.30 * GATEWAY_MEMORY);
+        stagingCapacity = sample(text, "vibridge_staging_slots_capacity", Map.of());
+        assertThat(stagingCapacity).isEqualTo((double) ((long) direct / 4 * 3 / 65552));
+    }
+
+    /** The staging capacity the gateway had before its restart. */
+    static double stagingCapacity;
+
+    /** The image ships DiSNI without the log4j 1.2, slf4j-log4j12 and commons-cli it declares (ShippedLibrariesTest). */
+    @Test
+    @Order(0)
+    void theImageShipsNoLog4jOne() throws Exception {
+        String lib = gateway.execInContainer("ls", "/opt/vibridge/lib").getStdout();
+        LOG.info("/opt/vibridge/lib: {}", lib.replace('\n', ' '));
+        assertThat(lib).contains("disni-2.1.jar", "slf4j-api-", "logback-classic-")
+                .doesNotContain("log4j-1", "slf4j-log4j12", "reload4j", "commons-cli");
     }
 
     /** Every panel expression of deploy/grafana's dashboard returns data from a real Prometheus. */
@@ -241,7 +267,7 @@ class ContainersIT {
         URI api = URI.create("http://" + prometheus.getHost() + ":" + prometheus.getMappedPort(9090));
         List<String> empty = new ArrayList<>();
         for (String expr : expressions) {
-            String query = expr.replace("$__rate_interval", "15s").replace("$instance", ".*");
+            String query = withAllSelected(expr);
             assertThat(query).as("unsubstituted Grafana variable in %s", expr).doesNotContain("$");
             JsonArray result = null;
             long deadline = System.nanoTime() + WAIT.toNanos();
@@ -263,8 +289,39 @@ class ContainersIT {
         assertThat(empty).as("dashboard expressions without data").isEmpty();
     }
 
+    /**
+     * deploy/prometheus/alerts.yml loaded by the real Prometheus: every rule evaluates without error on the
+     * gateway's series, and with the gateway up and healthy none of them fires.
+     */
     @Test
     @Order(4)
+    void theAlertRulesEvaluateOnTheGatewaysSeries() throws Exception {
+        URI api = URI.create("http://" + prometheus.getHost() + ":" + prometheus.getMappedPort(9090));
+        List<JsonObject> rules = new ArrayList<>();
+        await("every alert rule evaluated", () -> {
+            rules.clear();
+            try {
+                JsonObject body = new JsonObject(get(api.resolve("/api/v1/rules")));
+                for (Object g : body.getJsonObject("data").getJsonArray("groups")) {
+                    ((JsonObject) g).getJsonArray("rules").forEach(r -> rules.add((JsonObject) r));
+                }
+            } catch (IOException | AssertionError e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            return rules.size() == 7 && rules.stream().noneMatch(r -> r.getString("lastEvaluation").startsWith("0001"));
+        });
+        for (JsonObject r : rules) {
+            LOG.info("alert rule {}: health {}, state {}", r.getString("name"), r.getString("health"), r.getString("state"));
+            assertThat(r.getString("health")).as("%s: %s", r.getString("name"), r.getString("lastError")).isEqualTo("ok");
+            assertThat(r.getString("state")).as(r.getString("name")).isEqualTo("inactive");
+        }
+    }
+
+    @Test
+    @Order(5)
     void restartingTheGatewayKeepsItsConfiguration() throws Exception {
         String before = Docker.client().inspectContainerCmd(gateway.getContainerId()).exec().getState().getStartedAt();
         Docker.client().restartContainerCmd(gateway.getContainerId()).withTimeout(10).exec();
@@ -277,11 +334,11 @@ class ContainersIT {
             assertThat(r[1]).isEqualTo(r[0]);
             assertThat(r[2]).isEqualTo(20_000);
         }
-        assertThat(sample(metricsText(), "vibridge_staging_slots_capacity", Map.of())).isEqualTo(128);
+        assertThat(sample(metricsText(), "vibridge_staging_slots_capacity", Map.of())).isEqualTo(stagingCapacity);
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void stoppingTheTargetRejectsNewConnectionsAndClosesOpenOnes() throws Exception {
         ItClient open = new ItClient(viTcp(), "demo");
         try {
@@ -396,27 +453,35 @@ class ContainersIT {
 
     /** Every {@code expr} of every panel (rows' nested panels included) of a Grafana dashboard. */
     static List<String> dashboardExpressions(String json) {
+        List<JsonObject> panels = new ArrayList<>();
+        panels(new JsonObject(json).getJsonArray("panels"), panels);
         List<String> out = new ArrayList<>();
-        collect(new JsonObject(json).getJsonArray("panels"), out);
+        for (JsonObject p : panels) {
+            JsonArray targets = p.getJsonArray("targets");
+            assertThat(targets).as("panel '%s' has queries", p.getString("title")).isNotNull().isNotEmpty();
+            for (int t = 0; t < targets.size(); t++) {
+                out.add(targets.getJsonObject(t).getString("expr"));
+            }
+        }
         return out;
     }
 
-    private static void collect(JsonArray panels, List<String> out) {
+    /** The panels that are not rows, rows' nested panels included, into {@code out}. */
+    static void panels(JsonArray panels, List<JsonObject> out) {
         if (panels == null) {
             return;
         }
         for (int i = 0; i < panels.size(); i++) {
             JsonObject p = panels.getJsonObject(i);
-            collect(p.getJsonArray("panels"), out);
-            JsonArray targets = p.getJsonArray("targets");
+            panels(p.getJsonArray("panels"), out);
             if (!"row".equals(p.getString("type"))) {
-                assertThat(targets).as("panel '%s' has queries", p.getString("title")).isNotNull().isNotEmpty();
-            }
-            if (targets != null) {
-                for (int t = 0; t < targets.size(); t++) {
-                    out.add(targets.getJsonObject(t).getString("expr"));
-                }
+                out.add(p);
             }
         }
+    }
+
+    /** A panel expression as Grafana sends it with every variable at "All" ({@code .*}). */
+    static String withAllSelected(String expr) {
+        return expr.replace("$__rate_interval", "15s").replaceAll("\\$(job|namespace|pod|instance)\\b", ".*");
     }
 }

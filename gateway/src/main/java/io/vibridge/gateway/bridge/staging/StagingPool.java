@@ -1,10 +1,13 @@
 package io.vibridge.gateway.bridge.staging;
 
+import io.vibridge.gateway.config.MemoryLimits;
 import io.vibridge.verbs.Access;
 import io.vibridge.verbs.MemoryRegion;
 import io.vibridge.verbs.ProtectionDomain;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The gateway's staging memory: fixed-size slots carved from chunks, each chunk ONE direct buffer
@@ -21,12 +24,17 @@ import java.util.EnumSet;
  *
  * <p>A slot id names its chunk ({@code id / chunkSlots}); {@link #buffer(int)}, {@link #region(int)}
  * and {@link #offset(int)} locate it.
+ *
+ * <p>Chunks are direct memory ({@link DirectMemory}). A chunk the JVM refuses (its direct memory limit reached)
+ * is a refusal of the connection asking, counted in {@link #allocationFailures()}, never an error thrown at it.
  */
 public final class StagingPool implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(StagingPool.class);
     /** Bytes of one control block. */
     public static final int CONTROL_BLOCK = 256;
 
     private final ProtectionDomain pd;
+    private final DirectMemory memory;
     private final int slotSize;
     private final int maxSlots;
     private final int chunkSlots;
@@ -40,14 +48,25 @@ public final class StagingPool implements AutoCloseable {
     private final MemoryRegion controlRegion;
     private final int[] freeControl;
     private int freeControlTop;
+    private long allocationFailures;
+    /** The last chunk asked for was refused (one warning per run of refusals). */
+    private boolean refusing;
+
+    /** A pool whose chunks may take the JVM's direct memory up to its limit. */
+    public StagingPool(ProtectionDomain pd, int slotSize, int maxSlots, int chunkSlots, int controlBlocks) {
+        this(pd, slotSize, maxSlots, chunkSlots, controlBlocks,
+                new DirectMemory(MemoryLimits.ofThisJvm().maxDirect()));
+    }
 
     /**
      * @param slotSize bytes per slot
      * @param maxSlots most slots the pool ever holds
      * @param chunkSlots slots per chunk (one registered buffer each; at most 2 GiB)
      * @param controlBlocks credit-update control blocks (one per connection at most)
+     * @param memory where the chunks come from
      */
-    public StagingPool(ProtectionDomain pd, int slotSize, int maxSlots, int chunkSlots, int controlBlocks) {
+    public StagingPool(ProtectionDomain pd, int slotSize, int maxSlots, int chunkSlots, int controlBlocks,
+            DirectMemory memory) {
         if (slotSize <= 0 || maxSlots <= 0 || chunkSlots <= 0 || controlBlocks < 0) {
             throw new IllegalArgumentException("staging sizes must be positive");
         }
@@ -55,6 +74,7 @@ public final class StagingPool implements AutoCloseable {
             throw new IllegalArgumentException("staging chunk too large: " + (long) slotSize * chunkSlots);
         }
         this.pd = pd;
+        this.memory = memory;
         this.slotSize = slotSize;
         this.maxSlots = maxSlots;
         this.chunkSlots = Math.min(chunkSlots, maxSlots);
@@ -124,15 +144,22 @@ public final class StagingPool implements AutoCloseable {
         return block * CONTROL_BLOCK;
     }
 
+    /** Chunks the JVM refused for want of direct memory since start. */
+    public synchronized long allocationFailures() {
+        return allocationFailures;
+    }
+
     /**
      * Reserves {@code n} slots into {@code out[0..n)}, creating chunks if needed (up to the maximum);
-     * false (nothing taken) when they cannot be had.
+     * false (nothing taken) when they cannot be had: the pool is at its maximum or the JVM refused a chunk.
      *
      * @throws RuntimeException from the verbs device if registering a new chunk fails (nothing taken)
      */
     public synchronized boolean reserve(int n, int[] out) {
         while (freeTop < n && chunks < buffers.length) {
-            addChunk();
+            if (!addChunk()) {
+                return false;
+            }
         }
         if (freeTop < n) {
             return false;
@@ -143,10 +170,22 @@ public final class StagingPool implements AutoCloseable {
         return true;
     }
 
-    private void addChunk() {
+    private boolean addChunk() {
         int first = chunks * chunkSlots;
         int count = Math.min(chunkSlots, maxSlots - first);
-        ByteBuffer b = ByteBuffer.allocateDirect(count * slotSize);
+        ByteBuffer b = memory.allocate(count * slotSize);
+        if (b == null) {
+            allocationFailures++;
+            if (!refusing) {
+                log.warn("staging: the JVM refused a chunk of {} bytes (direct buffers in use {} MiB, limit {} MiB): "
+                        + "connections that need more staging are refused (Connect Reject IS 14) until some is free; "
+                        + "staging holds {} of at most {} slots (staging.max-slots)", count * slotSize,
+                        memory.used() >> 20, memory.limit() >> 20, allocated, maxSlots);
+                refusing = true;
+            }
+            return false;
+        }
+        refusing = false;
         MemoryRegion r = pd.registerMemory(b, EnumSet.of(Access.LOCAL_WRITE));
         buffers[chunks] = b;
         regions[chunks] = r;
@@ -155,6 +194,7 @@ public final class StagingPool implements AutoCloseable {
         for (int i = count - 1; i >= 0; i--) {
             free[freeTop++] = first + i;
         }
+        return true;
     }
 
     /** Gives back {@code n} slots of {@code slots}. */
