@@ -207,11 +207,13 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                         "slot-size x chunk-slots must stay below 2 GiB (one registered buffer per chunk)");
             }
             Staging staging = new Staging(slotSize, maxSlots, chunkSlots);
+            checkStagingBudget(limits, staging);
             Security security = security(c);
             Infiniband ib = infiniband(c);
             Routes routes;
             try {
-                routes = Routes.fromConfig(c);
+                routes = Routes.fromConfig(c, defaultReceiveBuffers(slotsPerConnection(limits.bufferPerConnection(),
+                        slotSize)));
             } catch (RouteConfigException e) {
                 throw new ConfigError(e.key(), e.reason());
             }
@@ -228,17 +230,29 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         }
     }
 
-    private void checkRoutes() {
-        int perConn = slotsPerConnection();
+    /**
+     * {@code receive-buffers} of a route that does not set it: half the staging slots a connection
+     * reserves, rounded up (8 of 15 with the defaults), the other half backing the client's credits. Both
+     * directions then get the same depth, and any budget of at least 2 slots leaves the client one.
+     */
+    static int defaultReceiveBuffers(int slotsPerConnection) {
+        return Math.max(1, (slotsPerConnection + 1) / 2);
+    }
+
+    private static void checkStagingBudget(Limits limits, Staging staging) {
+        int perConn = slotsPerConnection(limits.bufferPerConnection(), staging.slotSize());
         if (perConn < 2) {
             throw new ConfigError("limits.buffer-per-connection",
-                    "must hold at least 2 staging slots of " + staging.slotSize() + " bytes");
+                    "must hold at least 2 staging slots of " + staging.slotSize() + " bytes (staging.slot-size)");
         }
         if (perConn > staging.maxSlots()) {
             throw new ConfigError("limits.buffer-per-connection", "one connection reserves " + perConn
                     + " staging slots of " + staging.slotSize() + " bytes, more than staging.max-slots = "
                     + staging.maxSlots() + ": no connection could ever be admitted");
         }
+    }
+
+    private void checkRoutes() {
         int i = 0;
         for (Route r : routes.routes()) {
             checkParameters("routes[" + i + "]", r.target().parameters());
@@ -261,8 +275,11 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                     + staging.slotSize() + " bytes (staging.slot-size)");
         }
         if (p.receiveBuffers() >= slotsPerConnection()) {
-            throw new ConfigError(key + ".receive-buffers", p.receiveBuffers() + " leaves no staging slot for the client: "
-                    + "limits.buffer-per-connection holds " + slotsPerConnection() + " slots");
+            throw new ConfigError(key + ".receive-buffers", p.receiveBuffers() + " leaves no staging slot for the "
+                    + "client's messages: limits.buffer-per-connection (" + limits.bufferPerConnection() + " bytes) holds "
+                    + slotsPerConnection() + " slots of staging.slot-size (" + staging.slotSize() + " bytes); set "
+                    + "receive-buffers below " + slotsPerConnection() + " (or leave it out: half the slots) or raise "
+                    + "limits.buffer-per-connection");
         }
     }
 
