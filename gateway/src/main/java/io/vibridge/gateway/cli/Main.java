@@ -26,11 +26,19 @@ import picocli.CommandLine.Command;
                 CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {
+    /** The environment variable (or -D property) choosing the log layout: text or json. */
+    static final String LOG_FORMAT = "VIBRIDGE_LOG_FORMAT";
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        // logback reads it (logback.xml); a value it has no layout for would leave the process without logs
+        String logFormat = System.getProperty(LOG_FORMAT, System.getenv(LOG_FORMAT));
+        if (logFormat != null && !logFormat.equals("text") && !logFormat.equals("json")) {
+            System.err.println("vibridge: " + LOG_FORMAT + " must be text or json, got '" + logFormat + "'");
+            System.exit(CommandLines.USER_ERROR);
+        }
         System.exit(execute(args));
     }
 
