@@ -125,7 +125,7 @@ public final class Routes {
      *       rdma-cm, else {@code iwarp}); {@code port-space}: {@code tcp} (default) or {@code ib},
      *       rdma-cm only; {@code flowc}: 0 or 1 (default 1); {@code receive-size}: bytes, a number
      *       or a size such as {@code 64KiB} (default 65536); {@code receive-buffers}: 1..65535,
-     *       at least 3 with flowc 0 (default 64).</li>
+     *       at least 3 with flowc 0 (default 64, or the one {@link #fromConfig(Config, int)} is given).</li>
      *   <li>{@code direct-routes}: {@code enabled} (default false) and the same parameter keys,
      *       applied to every direct route.</li>
      *   <li>Unknown keys are errors (they are usually typos).</li>
@@ -135,7 +135,17 @@ public final class Routes {
      *     {@code routes[2].port}
      */
     public static Routes fromConfig(Config config) {
-        return RoutesConfig.read(config);
+        return fromConfig(config, RouteParameters.DEFAULT_RECEIVE_BUFFERS);
+    }
+
+    /**
+     * {@link #fromConfig(Config)} with {@code defaultReceiveBuffers} for routes that do not set
+     * {@code receive-buffers}: an application derives it from its own buffer budget (the gateway from the
+     * staging slots a connection reserves), so a route needs only {@code match}, {@code target} and
+     * {@code port}.
+     */
+    public static Routes fromConfig(Config config, int defaultReceiveBuffers) {
+        return RoutesConfig.read(config, defaultReceiveBuffers);
     }
 
     /**

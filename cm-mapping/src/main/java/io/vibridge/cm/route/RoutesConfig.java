@@ -30,13 +30,13 @@ final class RoutesConfig {
         return Set.copyOf(s);
     }
 
-    static Routes read(Config config) {
+    static Routes read(Config config, int defaultReceiveBuffers) {
         Routes.Builder builder = Routes.builder();
         if (config.hasPath("direct-routes")) {
             Config d = object(config, "direct-routes");
             checkKeys(d, "direct-routes", DIRECT_KEYS);
             if (bool(d, "enabled", "direct-routes.", false)) {
-                builder.directRoutes(parameters(d, "direct-routes."));
+                builder.directRoutes(parameters(d, "direct-routes.", defaultReceiveBuffers));
             }
         }
         if (config.hasPath("routes")) {
@@ -52,13 +52,13 @@ final class RoutesConfig {
                 if (v.valueType() != ConfigValueType.OBJECT) {
                     throw new RouteConfigException(key, "must be an object, got " + v.valueType().name().toLowerCase(java.util.Locale.ROOT));
                 }
-                builder.add(key, route(((ConfigObject) v).toConfig(), key));
+                builder.add(key, route(((ConfigObject) v).toConfig(), key, defaultReceiveBuffers));
             }
         }
         return builder.build();
     }
 
-    private static Route route(Config c, String key) {
+    private static Route route(Config c, String key, int defaultReceiveBuffers) {
         checkKeys(c, key, ROUTE_KEYS);
         String p = key + ".";
         String match = string(c, "match", p, null);
@@ -76,7 +76,7 @@ final class RoutesConfig {
                     "must be an IPv4 or IPv6 address literal (host names are not resolved), got \"" + targetText + "\"");
         }
         int port = integer(c, "port", p, null);
-        RouteParameters parameters = parameters(c, p);
+        RouteParameters parameters = parameters(c, p, defaultReceiveBuffers);
         try {
             return new Route(discriminator, prefix ? Route.Kind.PREFIX : Route.Kind.EXACT,
                     new RouteTarget(target, port, parameters));
@@ -85,7 +85,7 @@ final class RoutesConfig {
         }
     }
 
-    private static RouteParameters parameters(Config c, String p) {
+    private static RouteParameters parameters(Config c, String p, int defaultReceiveBuffers) {
         CmFormat cmFormat = named(c, "cm-format", p, CmFormat.HELLO.configName(), CmFormat::fromConfigName);
         String defaultScheme = cmFormat == CmFormat.RDMA_CM ? "rdma-cm" : "iwarp";
         ServiceIdScheme scheme = named(c, "service-id", p, defaultScheme, ServiceIdScheme::fromConfigName);
@@ -99,7 +99,7 @@ final class RoutesConfig {
             throw new RouteConfigException(p + "flowc", "must be 0 or 1, got " + flowc);
         }
         int receiveSize = size(c, "receive-size", p, RouteParameters.DEFAULT_RECEIVE_SIZE);
-        int receiveBuffers = integer(c, "receive-buffers", p, RouteParameters.DEFAULT_RECEIVE_BUFFERS);
+        int receiveBuffers = integer(c, "receive-buffers", p, defaultReceiveBuffers);
         try {
             return new RouteParameters(scheme, portSpace, cmFormat, flowControl, receiveSize, receiveBuffers);
         } catch (RouteConfigException e) {

@@ -25,6 +25,21 @@ class RoutesConfigTest {
     }
 
     @Test
+    void theCallerChoosesTheDefaultReceiveBuffers() {
+        String hocon = """
+                routes = [ { match = "a", target = "127.0.0.3", port = 5000 },
+                           { match = "b", target = "127.0.0.3", port = 5000, receive-buffers = 5 } ]
+                direct-routes { enabled = true }
+                """;
+        Routes mine = Routes.fromConfig(ConfigFactory.parseString(hocon), 8);
+        assertThat(mine.lookup("a").orElseThrow().target().parameters().receiveBuffers()).isEqualTo(8);
+        assertThat(mine.lookup("b").orElseThrow().target().parameters().receiveBuffers()).isEqualTo(5);
+        assertThat(mine.directRoutes().orElseThrow().receiveBuffers()).isEqualTo(8);
+        assertThat(parse(hocon).lookup("a").orElseThrow().target().parameters().receiveBuffers())
+                .isEqualTo(RouteParameters.DEFAULT_RECEIVE_BUFFERS);
+    }
+
+    @Test
     void theDocumentedExample() {
         Routes routes = parse("""
                 routes = [

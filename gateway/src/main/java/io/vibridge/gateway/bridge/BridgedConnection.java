@@ -10,6 +10,7 @@ import io.vibridge.cm.route.RouteTarget;
 import io.vibridge.gateway.admin.ConnectionInfo;
 import io.vibridge.gateway.bridge.client.ClientChannel;
 import io.vibridge.gateway.config.GatewayConfig;
+import io.vibridge.gateway.log.ConnectionLogger;
 import io.vibridge.gateway.metrics.RejectReason;
 import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.ConnectParams;
@@ -31,7 +32,6 @@ import java.net.InetAddress;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One VI/TCP connection bridged to one InfiniBand RC connection (DESIGN "One connection through the
@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * notifications all run there, so no field needs a lock.
  */
 public final class BridgedConnection {
-    private static final Logger log = LoggerFactory.getLogger(BridgedConnection.class);
+    private final Logger log;
 
     /** Lifecycle (the admin listing shows it). */
     public enum Phase {
@@ -96,6 +96,7 @@ public final class BridgedConnection {
         this.context = vertx.getOrCreateContext();
         this.onContext = r -> context.runOnContext(v -> r.run());
         this.id = shared.nextId();
+        this.log = ConnectionLogger.of(BridgedConnection.class, id);
         InetAddress a;
         try {
             a = InetAddress.ofLiteral(socket.remoteAddress().hostAddress());

@@ -13,6 +13,7 @@ import io.vibridge.gateway.admin.ConnectionInfo;
 import io.vibridge.gateway.bridge.client.StreamChannel;
 import io.vibridge.gateway.bridge.StagingSlots.Op;
 import io.vibridge.gateway.config.GatewayConfig;
+import io.vibridge.gateway.log.ConnectionLogger;
 import io.vibridge.gateway.metrics.Direction;
 import io.vibridge.gateway.metrics.FrontEnd;
 import io.vibridge.gateway.metrics.GatewayMetrics;
@@ -39,7 +40,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One iWARP stream (Linux siw, Chelsio, irdma) bridged to one InfiniBand RC connection
@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * laid out whole, so nothing interleaves. Confined to the Vert.x context of its socket.
  */
 public final class IwarpBridge {
-    private static final Logger log = LoggerFactory.getLogger(IwarpBridge.class);
+    private final Logger log;
 
     public enum Phase { AWAITING_REQUEST, CONNECTING_TARGET, CONNECTED, CLOSING, CLOSED }
 
@@ -118,6 +118,7 @@ public final class IwarpBridge {
         this.context = vertx.getOrCreateContext();
         this.onContext = r -> context.runOnContext(v -> r.run());
         this.id = shared.nextId();
+        this.log = ConnectionLogger.of(IwarpBridge.class, id);
         this.channel = new StreamChannel(id, socket, metrics.clientBytes(FrontEnd.IWARP));
         InetAddress a;
         try {

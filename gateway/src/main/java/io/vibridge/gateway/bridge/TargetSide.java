@@ -5,6 +5,7 @@ import io.vibridge.cm.hello.FlowCredits;
 import io.vibridge.gateway.bridge.StagingSlots.Op;
 import io.vibridge.gateway.ib.FlowC0Channel;
 import io.vibridge.gateway.ib.WrId;
+import io.vibridge.gateway.log.ConnectionLogger;
 import io.vibridge.gateway.metrics.Direction;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.verbs.Capability;
@@ -25,7 +26,6 @@ import io.vibridge.verbs.WorkCompletion;
 import io.vibridge.verbs.WrOpcode;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The InfiniBand side of one bridged connection: its CQ, RC QP and CM id; the posting of the
@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * loop (the provider delivers completion notifications and CM events there through {@code onContext}).
  */
 final class TargetSide {
-    private static final Logger log = LoggerFactory.getLogger(TargetSide.class);
+    private final Logger log;
 
     /** What a work request was posted for (its {@link WrId} kind). */
     enum Work {
@@ -120,6 +120,7 @@ final class TargetSide {
     TargetSide(long connId, BridgeContext shared, StagingSlots slots, int receiveSize, boolean flowC0,
                Events events, Executor onContext, QueuePairAccessHandler handler) {
         this.connId = connId;
+        this.log = ConnectionLogger.of(TargetSide.class, connId);
         this.events = events;
         this.slots = slots;
         this.metrics = shared.metrics;

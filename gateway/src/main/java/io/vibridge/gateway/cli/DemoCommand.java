@@ -1,34 +1,40 @@
 package io.vibridge.gateway.cli;
 
-import io.vibridge.gateway.config.ConfigError;
 import io.vibridge.gateway.config.GatewayConfig;
-import io.vibridge.gateway.server.GatewayServer;
 import io.vibridge.gateway.demo.TargetConfig;
-import io.vibridge.gateway.demo.control.TargetMode;
 import io.vibridge.gateway.demo.TargetService;
+import io.vibridge.gateway.demo.control.TargetMode;
+import io.vibridge.gateway.server.GatewayServer;
 import java.net.InetAddress;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * One process, no configuration: the demo target (echo mode, soft device 127.0.0.3, port 5000) and
  * the gateway with its default configuration (soft device 127.0.0.2, VI/TCP 7470, admin 9464, the
- * route "demo" to the target). Prints how to ping and perf it.
+ * route "demo" to the target). Prints how to ping and perf it; SIGTERM/SIGINT stops both, exit 0.
  */
 @Command(name = "demo", description = "Run a demo target and the gateway in one process (no configuration needed).")
 final class DemoCommand implements Callable<Integer> {
 
+    @Option(names = "--check", description = "Validate the gateway's configuration (reference.conf, "
+            + "application.conf, -D and VIBRIDGE_*) and exit: 0 with a one-line summary, 2 with the error.")
+    boolean check;
+
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws InterruptedException {
-        GatewayConfig cfg;
-        try {
-            cfg = GatewayConfig.load();
-        } catch (ConfigError e) {
-            System.err.println("vibridge demo: bad configuration: " + e.getMessage());
-            return 2;
+        GatewayConfig cfg = GatewayConfig.load();
+        if (check) {
+            return ConfigCheck.report(spec, cfg, "application.conf, -D and VIBRIDGE_*");
         }
-        TargetService target = TargetService.start(TargetConfig.defaults(InetAddress.ofLiteral("127.0.0.3"))
+        StopSignal stop = StopSignal.install();
+        TargetService target = TargetCommand.start(TargetConfig.defaults(InetAddress.ofLiteral("127.0.0.3"))
                 .withMode(TargetMode.ECHO));
         GatewayServer gateway;
         try {
@@ -37,16 +43,9 @@ final class DemoCommand implements Callable<Integer> {
             target.close();
             throw e;
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            gateway.close();
-            target.close();
-            stopped.countDown();
-            Runtime.getRuntime().halt(0);
-        }, "vibridge-demo-shutdown"));
         String gw = "127.0.0.1:" + gateway.port();
         String framed = gateway.rdmaTcpPort() < 0 ? "off" : "127.0.0.1:" + gateway.rdmaTcpPort();
-        System.out.printf("""
+        spec.commandLine().getOut().printf("""
                 vibridge demo running:
                   demo target (echo) on the soft fabric at 127.0.0.3, %s
                   gateway: VI/TCP %s, in RDMA/TCP frames %s, InfiniBand device %s at %s, admin http://127.0.0.1:%d/metrics
@@ -58,8 +57,10 @@ final class DemoCommand implements Callable<Integer> {
                 Ctrl-C stops both.
                 """, target.serviceIdsText(), gw, framed, gateway.device().name(),
                 gateway.device().address().getHostAddress(), gateway.adminPort(), gw, framed, gw, gateway.adminPort());
-        System.out.flush();
-        stopped.await();
+        spec.commandLine().getOut().flush();
+        stop.await();
+        gateway.close();
+        target.close();
         return 0;
     }
 }

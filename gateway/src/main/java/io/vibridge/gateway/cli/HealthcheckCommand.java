@@ -16,11 +16,11 @@ import java.util.concurrent.Callable;
 @Command(name = "healthcheck", description = "Exit 0 when the admin endpoint answers 2xx, else 1.")
 final class HealthcheckCommand implements Callable<Integer> {
 
-    @Option(names = "--url", defaultValue = "http://127.0.0.1:9464/health",
+    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464/health",
             description = "URL to probe (default: ${DEFAULT-VALUE}).")
     URI url;
 
-    @Option(names = "--timeout", defaultValue = "PT2S",
+    @Option(names = "--timeout", paramLabel = "<duration>", defaultValue = "PT2S",
             description = "Connect and read timeout, ISO-8601 (default: ${DEFAULT-VALUE}).")
     Duration timeout;
 

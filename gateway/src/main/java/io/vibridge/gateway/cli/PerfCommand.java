@@ -6,6 +6,7 @@ import io.vibridge.gateway.tools.Perf;
 import io.vibridge.gateway.tools.Sizes;
 import io.vibridge.gateway.tools.ViClientOptions;
 import io.vibridge.gateway.tools.VitcpPeer;
+import io.vibridge.vitcp.cli.CommandLines;
 import io.vibridge.vitcp.wire.Encapsulation;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -15,7 +16,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** {@code vibridge perf}: perftest-style VI/TCP benchmark through the gateway, optionally beside a direct baseline. */
 @Command(name = "perf", mixinStandardHelpOptions = true,
@@ -23,12 +27,12 @@ import picocli.CommandLine.Option;
                 + "connection setup rate; --baseline runs the same against an in-process vitcp peer and prints ratios.")
 public final class PerfCommand implements Callable<Integer> {
 
-    @Option(names = "--gateway",
+    @Option(names = "--gateway", paramLabel = "<host:port>",
             description = "Gateway host:port (default: 127.0.0.1:7470, 127.0.0.1:7471 with --framing rdmatcp, "
                     + "127.0.0.1:7472 with --framing iwarp).")
     String gateway;
 
-    @Option(names = "--framing", defaultValue = "vitcp",
+    @Option(names = "--framing", defaultValue = "vitcp", paramLabel = "<framing>",
             description = "vitcp (native VI/TCP segments), rdmatcp (seed-004 RDMA/TCP frames with CRC-32, "
                     + "VITCP-PROFILE §8), for every connection made, the baseline's included, or iwarp (an iWARP client "
                     + "of the gateway's iWARP listener: Send lat, Send/Write/Read bw) (default: ${DEFAULT-VALUE}).")
@@ -37,52 +41,57 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--crc", description = "--framing iwarp: ask for MPA CRC32C.")
     boolean crc;
 
-    @Option(names = "--discriminator", defaultValue = "demo",
+    @Option(names = "--discriminator", defaultValue = "demo", paramLabel = "<route>",
             description = "Route to a vibridge target (default: ${DEFAULT-VALUE}).")
     String discriminator;
 
-    @Option(names = "--op", defaultValue = "send", description = "send, write, read or recv (the target sends, source mode), for --test lat|bw (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--op", defaultValue = "send", paramLabel = "<op>",
+            description = "send, write, read or recv (the target sends, source mode), for --test lat|bw (default: ${DEFAULT-VALUE}).")
     String op;
 
-    @Option(names = "--test", defaultValue = "all",
+    @Option(names = "--test", defaultValue = "all", paramLabel = "<test>",
             description = "lat, bw, connect or all (all: Send lat, Send/Write/Read/recv BW, connect) (default: ${DEFAULT-VALUE}).")
     String test;
 
-    @Option(names = {"-s", "--size"}, description = "Message size (default: 8 B for latency, 64 KiB for bandwidth).")
+    @Option(names = {"-s", "--size"}, paramLabel = "<size>",
+            description = "Message size (default: 8 B for latency, 64 KiB for bandwidth).")
     String size;
 
-    @Option(names = {"-n", "--iters"},
+    @Option(names = {"-n", "--iters"}, paramLabel = "<n>",
             description = "Iterations (default: 10000 round trips, 5000 bandwidth messages, 1000 connects).")
     Integer iters;
 
-    @Option(names = {"-D", "--duration"}, description = "Run each bandwidth test this many seconds instead of -n.")
+    @Option(names = {"-D", "--duration"}, paramLabel = "<seconds>",
+            description = "Run each bandwidth test this many seconds instead of -n.")
     Double duration;
 
-    @Option(names = {"-t", "--tx-depth"}, defaultValue = "16",
+    @Option(names = {"-t", "--tx-depth"}, defaultValue = "16", paramLabel = "<n>",
             description = "Operations outstanding in bandwidth tests (default: ${DEFAULT-VALUE}).")
     int txDepth;
 
     // 16: the setup rate through the gateway stops rising from about 8 threads on this 2-core machine (measured
     // 4: ~590/s, 8: ~790/s, 16-64: 680-860/s), so 16 measures throughput, not one connect's latency
-    @Option(names = "--connect-threads", defaultValue = "16",
+    @Option(names = "--connect-threads", defaultValue = "16", paramLabel = "<n>",
             description = "Concurrent connecting threads in the connect test (default: ${DEFAULT-VALUE}).")
     int connectThreads;
 
     // a fresh process spends its first seconds compiling (C1/C2 took a third of the CPU of a 4000-connect
     // all-in-one run): the connect test first runs this many connects untimed, like the latency test's warm-up
-    @Option(names = "--connect-warmup", defaultValue = "1000",
+    @Option(names = "--connect-warmup", defaultValue = "1000", paramLabel = "<n>",
             description = "Connects made (by the same threads) before the connect test's clock starts; 0 for a cold "
                     + "start (default: ${DEFAULT-VALUE}).")
     int connectWarmup;
 
-    @Option(names = "--reliability", defaultValue = "rd", description = "ud, rd or rr (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--reliability", defaultValue = "rd", paramLabel = "<ud|rd|rr>",
+            description = "ud, rd or rr (default: ${DEFAULT-VALUE}).")
     String reliability;
 
     @Option(names = "--flow-control", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Ask for descriptor flow control (default: on).")
     boolean flowControl;
 
-    @Option(names = "--key", description = "HMAC-SHA256 connect key (text, or hex:...).")
+    @Option(names = "--key", paramLabel = "<key>",
+            description = "HMAC-SHA256 connect key, at least 16 bytes: text, hex:... or base64:....")
     String key;
 
     @Option(names = "--baseline", description = "Also run everything against an in-process vitcp peer (no gateway) and print ratios.")
@@ -91,7 +100,8 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--baseline-only", description = "Run only against the in-process vitcp peer (no gateway needed).")
     boolean baselineOnly;
 
-    @Option(names = "--timeout", defaultValue = "30", description = "Connect/operation timeout in seconds (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout", defaultValue = "30", paramLabel = "<seconds>",
+            description = "Connect/operation timeout in seconds (default: ${DEFAULT-VALUE}).")
     double timeout;
 
     @Option(names = "--all-in-one",
@@ -99,20 +109,24 @@ public final class PerfCommand implements Callable<Integer> {
                     + "--gateway is then ignored.")
     boolean allInOne;
 
-    @Option(names = "--target-address", defaultValue = "127.0.0.3",
+    @Option(names = "--target-address", defaultValue = "127.0.0.3", paramLabel = "<ip>",
             description = "--all-in-one: the target's soft device address (default: ${DEFAULT-VALUE}).")
     String targetAddress;
 
-    @Option(names = "--gateway-ib-address", defaultValue = "127.0.0.2",
+    @Option(names = "--gateway-ib-address", defaultValue = "127.0.0.2", paramLabel = "<ip>",
             description = "--all-in-one: the gateway's soft device address (default: ${DEFAULT-VALUE}).")
     String gatewayIbAddress;
 
-    @Option(names = "--flowc", defaultValue = "0",
+    @Option(names = "--flowc", defaultValue = "0", paramLabel = "<0|1>",
             description = "--all-in-one: FlowC of the gateway's route to the target, 0 or 1 (default: ${DEFAULT-VALUE}).")
     int flowc;
 
-    @Option(names = "--verbose", description = "--all-in-one: keep the target's and gateway's per-connection log lines.")
+    @Option(names = "--verbose",
+            description = "--all-in-one: keep the target's and gateway's per-connection log lines.")
     boolean verbose;
+
+    @Spec
+    CommandSpec spec;
 
     PrintStream out = System.out;
     PrintStream err = System.err;
@@ -131,11 +145,11 @@ public final class PerfCommand implements Callable<Integer> {
             int max = Math.max(settings.latSize(), settings.bwSize());
             String remote = gateway != null ? gateway : "127.0.0.1:" + encapsulation.defaultPort();
             o = new ViClientOptions(ViClientOptions.parseHostPort(remote), discriminator,
-                    ViClientOptions.parseReliability(reliability), flowControl, Sizes.key(key), max, 8, txDepth,
+                    ViClientOptions.parseReliability(reliability), flowControl, CommandLines.key(spec, key), max, 8,
+                    txDepth,
                     Duration.ofMillis((long) (timeout * 1000)), encapsulation);
         } catch (IllegalArgumentException e) {
-            err.println("perf: " + e.getMessage());
-            return 2;
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
         List<Perf.Result> viaGateway = null;
         if (!baselineOnly) {
@@ -165,7 +179,7 @@ public final class PerfCommand implements Callable<Integer> {
         if (baseline || baselineOnly) {
             int max = Math.max(settings.latSize(), settings.bwSize());
             try (VitcpPeer peer = VitcpPeer.start(new InetSocketAddress("127.0.0.1", 0), encapsulation, discriminator,
-                    TargetMode.ECHO, 64, Math.max(max, 256), 16 << 20, Sizes.key(key))) {
+                    TargetMode.ECHO, 64, Math.max(max, 256), 16 << 20, o.key())) {
                 List<Perf.Result> direct = Perf.run(o.withRemote(peer.address()), settings,
                         "baseline: direct to a vitcp peer", out);
                 if (viaGateway != null) {
@@ -190,8 +204,7 @@ public final class PerfCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--baseline is not available with --framing iwarp");
             }
         } catch (IllegalArgumentException e) {
-            err.println("perf: " + e.getMessage());
-            return 2;
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
         AllInOne local = null;
         try {

@@ -1,13 +1,16 @@
 package io.vibridge.gateway.cli;
 
 import io.vibridge.gateway.tools.Ping;
-import io.vibridge.gateway.tools.Sizes;
 import io.vibridge.gateway.tools.ViClientOptions;
+import io.vibridge.vitcp.cli.CommandLines;
 import io.vibridge.vitcp.wire.Encapsulation;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** {@code vibridge ping}: connect through the gateway, send, check the echo. */
 @Command(name = "ping", mixinStandardHelpOptions = true,
@@ -15,41 +18,48 @@ import picocli.CommandLine.Option;
                 + "every echo. Exit 0 only when every echo matched; 1 on loss or mismatch; 2 when the connect fails.")
 public final class PingCommand implements Callable<Integer> {
 
-    @Option(names = "--gateway",
+    @Option(names = "--gateway", paramLabel = "<host:port>",
             description = "Gateway host:port (default: 127.0.0.1:7470, or 127.0.0.1:7471 with --framing rdmatcp).")
     String gateway;
 
-    @Option(names = "--framing", defaultValue = "vitcp",
+    @Option(names = "--framing", defaultValue = "vitcp", paramLabel = "<framing>",
             description = "vitcp (native VI/TCP) or rdmatcp (seed-004 RDMA/TCP frames, VITCP-PROFILE §8) "
                     + "(default: ${DEFAULT-VALUE}).")
     String framing;
 
-    @Option(names = "--discriminator", defaultValue = "demo",
+    @Option(names = "--discriminator", defaultValue = "demo", paramLabel = "<route>",
             description = "Called discriminator, the gateway's route (default: ${DEFAULT-VALUE}).")
     String discriminator;
 
-    @Option(names = {"-c", "--count"}, defaultValue = "5", description = "Pings (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-c", "--count"}, defaultValue = "5", paramLabel = "<n>",
+            description = "Pings (default: ${DEFAULT-VALUE}).")
     int count;
 
-    @Option(names = {"-s", "--size"}, defaultValue = "56", description = "Payload bytes (default: ${DEFAULT-VALUE}).")
-    String size;
+    @Option(names = {"-s", "--size"}, defaultValue = "56", paramLabel = "<size>", converter = SizeConverter.class,
+            description = "Payload bytes (default: ${DEFAULT-VALUE}).")
+    int size;
 
-    @Option(names = {"-i", "--interval"}, defaultValue = "1.0",
+    @Option(names = {"-i", "--interval"}, defaultValue = "1.0", paramLabel = "<seconds>",
             description = "Seconds between pings (default: ${DEFAULT-VALUE}).")
     double interval;
 
-    @Option(names = "--reliability", defaultValue = "rd",
+    @Option(names = "--reliability", defaultValue = "rd", paramLabel = "<ud|rd|rr>",
             description = "ud, rd or rr (default: ${DEFAULT-VALUE}).")
     String reliability;
 
     @Option(names = "--flow-control", description = "Ask for descriptor flow control.")
     boolean flowControl;
 
-    @Option(names = "--key", description = "HMAC-SHA256 connect key (text, or hex:...).")
+    @Option(names = "--key", paramLabel = "<key>",
+            description = "HMAC-SHA256 connect key, at least 16 bytes: text, hex:... or base64:....")
     String key;
 
-    @Option(names = "--timeout", defaultValue = "10", description = "Connect and echo timeout in seconds (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout", defaultValue = "10", paramLabel = "<seconds>",
+            description = "Connect and echo timeout in seconds (default: ${DEFAULT-VALUE}).")
     double timeout;
+
+    @Spec
+    CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
@@ -58,11 +68,10 @@ public final class PingCommand implements Callable<Integer> {
             Encapsulation e = Encapsulation.ofLabel(framing);
             String remote = gateway != null ? gateway : "127.0.0.1:" + e.defaultPort();
             o = new ViClientOptions(ViClientOptions.parseHostPort(remote), discriminator,
-                    ViClientOptions.parseReliability(reliability), flowControl, Sizes.key(key), Sizes.parse(size), 4, 1,
+                    ViClientOptions.parseReliability(reliability), flowControl, CommandLines.key(spec, key), size, 4, 1,
                     Duration.ofMillis((long) (timeout * 1000)), e);
         } catch (IllegalArgumentException e) {
-            System.err.println("ping: " + e.getMessage());
-            return 2;
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
         return Ping.run(o, count, Duration.ofMillis((long) (interval * 1000)), System.out, System.err);
     }

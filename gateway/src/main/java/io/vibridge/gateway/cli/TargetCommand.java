@@ -4,14 +4,18 @@ import io.vibridge.cm.serviceid.ServiceIdScheme;
 import io.vibridge.gateway.demo.TargetConfig;
 import io.vibridge.gateway.demo.control.TargetMode;
 import io.vibridge.gateway.demo.TargetService;
+import io.vibridge.gateway.server.StartupError;
 import io.vibridge.gateway.tools.Sizes;
+import io.vibridge.verbs.VerbsException;
 import java.net.InetAddress;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** {@code vibridge target}: the demo InfiniBand-side service (echo, sink, source, echo-ack-writes) on the verbs SPI. */
 @Command(name = "target", mixinStandardHelpOptions = true,
@@ -19,61 +23,66 @@ import picocli.CommandLine.Option;
                 + "and the VBRG control protocol over one RDMA-readable/writable region.")
 public final class TargetCommand implements Callable<Integer> {
 
-    @Option(names = "--address", defaultValue = "127.0.0.3",
+    @Option(names = "--address", defaultValue = "127.0.0.3", paramLabel = "<ip>",
             description = "Verbs device IP address (soft provider: UDP socket address) (default: ${DEFAULT-VALUE}).")
     String address;
 
-    @Option(names = "--udp-port", defaultValue = "4791", description = "RoCEv2 UDP port (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--udp-port", defaultValue = "4791", paramLabel = "<port>",
+            description = "RoCEv2 UDP port (default: ${DEFAULT-VALUE}).")
     int udpPort;
 
-    @Option(names = "--provider", description = "Verbs provider: soft or disni (default: automatic).")
+    @Option(names = "--provider", paramLabel = "<soft|disni>",
+            description = "Verbs provider: soft or disni (default: automatic).")
     String provider;
 
-    @Option(names = "--port", defaultValue = "5000",
+    @Option(names = "--port", defaultValue = "5000", paramLabel = "<port>",
             description = "Emulated TCP port P the Service IDs derive from (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--service-id", split = ",",
+    @Option(names = "--service-id", split = ",", paramLabel = "<scheme>",
             description = "Service ID schemes to listen on: iwarp, sdp, rdma-cm (default: iwarp,sdp).")
     List<String> serviceIds;
 
-    @Option(names = "--mode", defaultValue = "echo",
+    @Option(names = "--mode", defaultValue = "echo", paramLabel = "<mode>",
             description = "echo (Sends; an RDMA Write with immediate is not answered), sink, source, or "
                     + "echo-ack-writes (echo, and each RDMA Write with immediate answered by an empty Send with its "
                     + "immediate) (default: ${DEFAULT-VALUE}).")
     String mode;
 
-    @Option(names = "--receive-buffers", defaultValue = "64",
+    @Option(names = "--receive-buffers", defaultValue = "64", paramLabel = "<n>",
             description = "Receives posted per connection (default: ${DEFAULT-VALUE}).")
     int receiveBuffers;
 
-    @Option(names = "--receive-size", defaultValue = "64KiB",
+    @Option(names = "--receive-size", defaultValue = "64KiB", paramLabel = "<size>", converter = SizeConverter.class,
             description = "Bytes per receive, raised to the Hello's DesRemRcvSz up to --max-receive-size (default: ${DEFAULT-VALUE}).")
-    String receiveSize;
+    int receiveSize;
 
-    @Option(names = "--max-receive-size", defaultValue = "1MiB",
+    @Option(names = "--max-receive-size", defaultValue = "1MiB", paramLabel = "<size>", converter = SizeConverter.class,
             description = "Largest receive a Hello may ask for (default: ${DEFAULT-VALUE}).")
-    String maxReceiveSize;
+    int maxReceiveSize;
 
-    @Option(names = "--region-size", defaultValue = "16MiB",
+    @Option(names = "--region-size", defaultValue = "16MiB", paramLabel = "<size>", converter = SizeConverter.class,
             description = "Region exposed for remote RDMA read/write (default: ${DEFAULT-VALUE}).")
-    String regionSize;
+    int regionSize;
 
-    @Option(names = "--size", defaultValue = "64KiB",
+    @Option(names = "--size", defaultValue = "64KiB", paramLabel = "<size>", converter = SizeConverter.class,
             description = "Source mode: payload bytes per Send (default: ${DEFAULT-VALUE}).")
-    String sourceSize;
+    int sourceSize;
 
-    @Option(names = "--source-depth", defaultValue = "16",
+    @Option(names = "--source-depth", defaultValue = "16", paramLabel = "<n>",
             description = "Source mode: Sends outstanding (default: ${DEFAULT-VALUE}).")
     int sourceDepth;
 
-    @Option(names = "--max-connections", defaultValue = "4096",
+    @Option(names = "--max-connections", defaultValue = "4096", paramLabel = "<n>",
             description = "Concurrent connections; more get REJ 28 (default: ${DEFAULT-VALUE}).")
     int maxConnections;
 
-    @Option(names = "--memory-budget", defaultValue = "2GiB",
+    @Option(names = "--memory-budget", defaultValue = "2GiB", paramLabel = "<size>",
             description = "Receive memory of all connections together; when short, new connections get fewer receives (>= 3), then REJ 28 (default: ${DEFAULT-VALUE}).")
     String memoryBudget;
+
+    @Spec
+    CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
@@ -81,27 +90,27 @@ public final class TargetCommand implements Callable<Integer> {
         try {
             config = config();
         } catch (IllegalArgumentException e) {
-            System.err.println("target: " + e.getMessage());
-            return 2;
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-        TargetService service;
-        try {
-            service = TargetService.start(config);
-        } catch (io.vibridge.verbs.VerbsException e) {
-            System.err.println("target: cannot open the verbs device on " + address + ": " + e.getMessage());
-            return 1;
-        }
-        System.out.printf("target ready on %s: %s, mode %s; region address 0x%x rkey 0x%x length %d%n",
+        StopSignal stop = StopSignal.install();
+        TargetService service = start(config);
+        spec.commandLine().getOut().printf("target ready on %s: %s, mode %s; region address 0x%x rkey 0x%x length %d%n",
                 address, service.serviceIdsText(), config.mode().cliName(),
                 service.region().address(), service.region().rkey(), service.region().length());
-        System.out.flush();
-        CountDownLatch stop = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            service.close();
-            stop.countDown();
-        }, "target-shutdown"));
+        spec.commandLine().getOut().flush();
         stop.await();
+        service.close();
         return 0;
+    }
+
+    /** Starts the target; a device that cannot be opened (its UDP port taken, say) is a {@link StartupError}. */
+    static TargetService start(TargetConfig config) {
+        try {
+            return TargetService.start(config);
+        } catch (VerbsException e) {
+            throw new StartupError("cannot open the target's verbs device at " + config.address().getHostAddress()
+                    + " (UDP port " + config.udpPort() + "): " + e.getMessage(), e);
+        }
     }
 
     TargetConfig config() {
@@ -115,16 +124,15 @@ public final class TargetCommand implements Callable<Integer> {
             }
         }
         TargetMode m = TargetMode.fromCliName(mode);
-        int rs = Sizes.parse(receiveSize);
         InetAddress ip;
         try {
             ip = InetAddress.ofLiteral(address);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--address must be an IP literal, got '" + address + "'");
         }
-        return new TargetConfig(ip, udpPort, provider, port, schemes, m, receiveBuffers, rs,
-                Math.max(rs, Sizes.parse(maxReceiveSize)), Sizes.parse(regionSize), Sizes.parse(sourceSize),
-                sourceDepth, maxConnections, parseLong(memoryBudget));
+        return new TargetConfig(ip, udpPort, provider, port, schemes, m, receiveBuffers, receiveSize,
+                Math.max(receiveSize, maxReceiveSize), regionSize, sourceSize, sourceDepth, maxConnections,
+                parseLong(memoryBudget));
     }
 
     private static long parseLong(String text) {

@@ -10,13 +10,10 @@ import io.vibridge.cm.route.RouteConfigException;
 import io.vibridge.cm.route.Routes;
 import io.vibridge.cm.hello.FlowControlHeader;
 import io.vibridge.vitcp.engine.LocalEndpoint;
-import io.vibridge.vitcp.security.ConnectSigner;
+import io.vibridge.vitcp.security.ConnectKeys;
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -136,21 +133,67 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         return (int) Math.min(Integer.MAX_VALUE, bufferPerConnection / slotSize);
     }
 
+    /** The staging pool holds fewer connections than {@code limits.max-connections} (the rest get IS 14). */
+    public boolean stagingShortOfMaxConnections() {
+        return stagingConnectionCapacity() < limits.maxConnections();
+    }
+
+    /** One line: the listeners, the device, the routes and the staging room ({@code vibridge gateway --check}). */
+    public String summary() {
+        StringBuilder b = new StringBuilder("VI/TCP on ").append(listen.host()).append(':').append(listen.port());
+        if (listen.rdmaTcp()) {
+            b.append(" (RDMA/TCP frames on port ").append(listen.rdmaTcpPort()).append(')');
+        }
+        if (!iwarp.listeners().isEmpty()) {
+            b.append(", iWARP on ").append(iwarp.host()).append(" port");
+            b.append(iwarp.listeners().size() == 1 ? " " : "s ");
+            b.append(String.join(", ", iwarp.listeners().stream().map(l -> String.valueOf(l.port())).toList()));
+        }
+        b.append(", admin on ").append(admin.host()).append(':').append(admin.port());
+        b.append(", InfiniBand device ").append(infiniband.address().getHostAddress()).append(" (provider ")
+                .append(infiniband.provider()).append(')');
+        int n = routes.routes().size();
+        b.append(", ").append(n).append(n == 1 ? " route" : " routes");
+        if (n > 0) {
+            b.append(" (").append(String.join(", ", routes.routes().stream().map(r -> r.discriminator().toString())
+                    .toList())).append(')');
+        }
+        if (routes.directRoutes().isPresent()) {
+            b.append(", direct routes on");
+        }
+        b.append(", staging room for ").append(stagingConnectionCapacity()).append(" connections at once (")
+                .append(slotsPerConnection()).append(" slots each, limits.max-connections = ")
+                .append(limits.maxConnections()).append(')');
+        return b.toString();
+    }
+
     /** {@code ConfigFactory.load()}: reference.conf, application.conf, -D system properties, env substitutions. */
     public static GatewayConfig load() {
         ConfigFactory.invalidateCaches();
-        return from(ConfigFactory.load());
+        Config root;
+        try {
+            root = ConfigFactory.load();
+        } catch (ConfigException e) {
+            throw ConfigError.unreadable(e);
+        }
+        return from(root);
     }
 
     /** Loads with {@code file} as the application configuration (over reference.conf, under -D). */
     public static GatewayConfig load(java.io.File file) {
         ConfigFactory.invalidateCaches();
         if (!file.isFile()) {
-            throw new ConfigError("(file)", "configuration file not found: " + file);
+            throw ConfigError.unreadable("configuration file not found: " + file);
         }
-        Config app = ConfigFactory.parseFile(file);
-        return from(ConfigFactory.defaultOverrides().withFallback(app).withFallback(ConfigFactory.defaultReference())
-                .resolve());
+        Config root;
+        try {
+            Config app = ConfigFactory.parseFile(file);
+            root = ConfigFactory.defaultOverrides().withFallback(app).withFallback(ConfigFactory.defaultReference())
+                    .resolve();
+        } catch (ConfigException e) {
+            throw ConfigError.unreadable(e);
+        }
+        return from(root);
     }
 
     /**
@@ -176,8 +219,12 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
 
     /** As {@link #from(Config)}, with staging checked against (and, when {@code auto}, sized from) {@code memory}. */
     public static GatewayConfig from(Config root, MemoryLimits memory) {
-        Config full = root.withFallback(ConfigFactory.defaultReference()).resolve();
-        Config c = full.getConfig(ROOT);
+        Config c;
+        try {
+            c = root.withFallback(ConfigFactory.defaultReference()).resolve().getConfig(ROOT);
+        } catch (ConfigException e) {
+            throw ConfigError.unreadable(e);
+        }
         try {
             rejectUnknownKeys(c, ConfigFactory.defaultReference().getConfig(ROOT));
             Listen listen = new Listen(string(c, "listen.host"), port(c, "listen.port", true),
@@ -207,11 +254,13 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                         "slot-size x chunk-slots must stay below 2 GiB (one registered buffer per chunk)");
             }
             Staging staging = new Staging(slotSize, maxSlots, chunkSlots);
+            checkStagingBudget(limits, staging);
             Security security = security(c);
             Infiniband ib = infiniband(c);
             Routes routes;
             try {
-                routes = Routes.fromConfig(c);
+                routes = Routes.fromConfig(c, defaultReceiveBuffers(slotsPerConnection(limits.bufferPerConnection(),
+                        slotSize)));
             } catch (RouteConfigException e) {
                 throw new ConfigError(e.key(), e.reason());
             }
@@ -228,17 +277,29 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         }
     }
 
-    private void checkRoutes() {
-        int perConn = slotsPerConnection();
+    /**
+     * {@code receive-buffers} of a route that does not set it: half the staging slots a connection
+     * reserves, rounded up (8 of 15 with the defaults), the other half backing the client's credits. Both
+     * directions then get the same depth, and any budget of at least 2 slots leaves the client one.
+     */
+    static int defaultReceiveBuffers(int slotsPerConnection) {
+        return Math.max(1, (slotsPerConnection + 1) / 2);
+    }
+
+    private static void checkStagingBudget(Limits limits, Staging staging) {
+        int perConn = slotsPerConnection(limits.bufferPerConnection(), staging.slotSize());
         if (perConn < 2) {
             throw new ConfigError("limits.buffer-per-connection",
-                    "must hold at least 2 staging slots of " + staging.slotSize() + " bytes");
+                    "must hold at least 2 staging slots of " + staging.slotSize() + " bytes (staging.slot-size)");
         }
         if (perConn > staging.maxSlots()) {
             throw new ConfigError("limits.buffer-per-connection", "one connection reserves " + perConn
                     + " staging slots of " + staging.slotSize() + " bytes, more than staging.max-slots = "
                     + staging.maxSlots() + ": no connection could ever be admitted");
         }
+    }
+
+    private void checkRoutes() {
         int i = 0;
         for (Route r : routes.routes()) {
             checkParameters("routes[" + i + "]", r.target().parameters());
@@ -261,8 +322,12 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                     + staging.slotSize() + " bytes (staging.slot-size)");
         }
         if (p.receiveBuffers() >= slotsPerConnection()) {
-            throw new ConfigError(key + ".receive-buffers", p.receiveBuffers() + " leaves no staging slot for the client: "
-                    + "limits.buffer-per-connection holds " + slotsPerConnection() + " slots");
+            int slots = slotsPerConnection();
+            throw new ConfigError(key + ".receive-buffers", p.receiveBuffers() + " leaves no staging slot for the "
+                    + "client's messages: limits.buffer-per-connection (" + limits.bufferPerConnection() + " bytes) "
+                    + "holds " + slots + " slots of staging.slot-size (" + staging.slotSize() + " bytes); set "
+                    + "receive-buffers below " + slots + " (or leave it out: half the slots) or raise "
+                    + "limits.buffer-per-connection");
         }
     }
 
@@ -291,24 +356,13 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         return new Security(key, Map.copyOf(routeKeys));
     }
 
-    /** "hex:...", "base64:..." or plain UTF-8; at least 16 bytes (ConnectSigner). */
+    /** "hex:...", "base64:..." or plain UTF-8; at least 16 bytes ({@link ConnectKeys}). */
     public static byte[] decodeKey(String key, String text) {
-        byte[] b;
         try {
-            if (text.startsWith("hex:")) {
-                b = HexFormat.of().parseHex(text.substring(4));
-            } else if (text.startsWith("base64:")) {
-                b = Base64.getDecoder().decode(text.substring(7));
-            } else {
-                b = text.getBytes(StandardCharsets.UTF_8);
-            }
+            return ConnectKeys.decode(text);
         } catch (IllegalArgumentException e) {
-            throw new ConfigError(key, "bad key encoding: " + e.getMessage());
+            throw new ConfigError(key, e.getMessage());
         }
-        if (b.length < ConnectSigner.MIN_KEY_LENGTH) {
-            throw new ConfigError(key, "a key needs at least " + ConnectSigner.MIN_KEY_LENGTH + " bytes, got " + b.length);
-        }
-        return b;
     }
 
     private static Infiniband infiniband(Config c) {

@@ -27,6 +27,7 @@ import io.vibridge.verbs.DeviceCounters;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.Verbs;
 import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.verbs.VerbsException;
 import io.vibridge.vitcp.rdmatcp.RdmaTcpCrc;
 import io.vibridge.vitcp.wire.Encapsulation;
 import java.time.Duration;
@@ -83,7 +84,12 @@ public final class GatewayServer implements AutoCloseable {
         if (!ib.idle().equals("block")) {
             dc = dc.withOption("idle", ib.idle());              // the soft device's polling mode (issue 14)
         }
-        device = Verbs.open(dc);
+        try {
+            device = Verbs.open(dc);
+        } catch (VerbsException e) {
+            throw new StartupError("cannot open the InfiniBand device at " + ib.address().getHostAddress()
+                    + " (infiniband.address, infiniband.provider = " + ib.provider() + "): " + e.getMessage(), e);
+        }
         try {
             RouteCapabilities.check(config.routes(), device.capabilities(), device.providerName());
             if (!device.capabilities().contains(Capability.CM_RETRY_CONTROL)) {
@@ -144,15 +150,17 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     private void bind() {
-        port = listen(config.listen().port(), Encapsulation.VITCP);
+        port = listen(config.listen().port(), Encapsulation.VITCP, "listen.port");
         if (config.listen().rdmaTcp()) {
-            rdmaTcpPort = listen(config.listen().rdmaTcpPort(), Encapsulation.RDMATCP);
+            rdmaTcpPort = listen(config.listen().rdmaTcpPort(), Encapsulation.RDMATCP, "listen.rdmatcp-port");
         }
-        for (GatewayConfig.IwarpListener l : config.iwarp().listeners()) {
-            iwarpPorts.add(listenIwarp(l));
+        List<GatewayConfig.IwarpListener> iwarp = config.iwarp().listeners();
+        for (int i = 0; i < iwarp.size(); i++) {
+            iwarpPorts.add(listenIwarp(iwarp.get(i), "iwarp.listeners[" + i + "].port"));
         }
         admin = new AdminServer(vertx, registry, () -> ready && !closed, this::connections);
-        adminPort = await(admin.start(config.admin().host(), config.admin().port()));
+        adminPort = awaitBound(admin.start(config.admin().host(), config.admin().port()), "admin HTTP",
+                config.admin().host(), config.admin().port(), "admin.port");
         ready = true;
         summaryTimer = vertx.setPeriodic(SUMMARY_MILLIS, t -> summary());
         log.info("gateway listening for VI/TCP on {}:{}{}, admin on {}:{}, InfiniBand device {} ({}) at {}",
@@ -168,15 +176,16 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     /** Binds one iWARP listener (one per event loop, as {@link #listen}); its port. */
-    private int listenIwarp(GatewayConfig.IwarpListener l) {
+    private int listenIwarp(GatewayConfig.IwarpListener l, String key) {
         NetServerOptions o = new NetServerOptions().setTcpNoDelay(true).setReuseAddress(true)
                 .setHost(config.iwarp().host()).setPort(l.port()).setAcceptBacklog(4096);
         if (o.getPort() == 0) {
             o.setPort(-RANDOM_PORT_KEYS.incrementAndGet());
         }
-        int bound = listenOn(o, socket -> onIwarpConnect(socket, l));
+        String what = "iWARP";
+        int bound = listenOn(o, socket -> onIwarpConnect(socket, l), what, l.port(), key);
         for (int i = 1; i < LISTENERS; i++) {
-            listenOn(o, socket -> onIwarpConnect(socket, l));
+            listenOn(o, socket -> onIwarpConnect(socket, l), what, l.port(), key);
         }
         return bound;
     }
@@ -197,8 +206,8 @@ public final class GatewayServer implements AutoCloseable {
         return List.copyOf(iwarpPorts);
     }
 
-    /** Binds the listeners of one encapsulation on {@code requested} (0: OS-chosen); the bound port. */
-    private int listen(int requested, Encapsulation encapsulation) {
+    /** Binds the listeners of one encapsulation on {@code requested} (0: OS-chosen, {@code key} chose it); the bound port. */
+    private int listen(int requested, Encapsulation encapsulation, String key) {
         NetServerOptions o = new NetServerOptions().setTcpNoDelay(true).setReuseAddress(true)
                 .setHost(config.listen().host()).setPort(requested).setAcceptBacklog(4096);
         // each BridgedConnection runs on the event loop of the listener that accepted its socket: a single listener would
@@ -209,9 +218,10 @@ public final class GatewayServer implements AutoCloseable {
         if (o.getPort() == 0) {
             o.setPort(-RANDOM_PORT_KEYS.incrementAndGet());
         }
-        int bound = listenOn(o, socket -> onConnect(socket, encapsulation));
+        String what = encapsulation == Encapsulation.RDMATCP ? "VI/TCP in RDMA/TCP frames" : "VI/TCP";
+        int bound = listenOn(o, socket -> onConnect(socket, encapsulation), what, requested, key);
         for (int i = 1; i < LISTENERS; i++) {
-            listenOn(o, socket -> onConnect(socket, encapsulation));
+            listenOn(o, socket -> onConnect(socket, encapsulation), what, requested, key);
         }
         return bound;
     }
@@ -236,8 +246,13 @@ public final class GatewayServer implements AutoCloseable {
 
     private static final int LISTENERS = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), 8));
 
-    /** Binds one listener on a fresh event-loop context (the next event loop, round robin); its port. */
-    private int listenOn(NetServerOptions o, io.vertx.core.Handler<NetSocket> onSocket) {
+    /**
+     * Binds one listener on a fresh event-loop context (the next event loop, round robin); its port. A
+     * failure is a {@link StartupError} naming {@code what}, the address and {@code port} (as configured) and
+     * the configuration {@code key}.
+     */
+    private int listenOn(NetServerOptions o, io.vertx.core.Handler<NetSocket> onSocket, String what, int port,
+            String key) {
         ContextInternal ctx = ((VertxInternal) vertx).createEventLoopContext();
         Promise<NetServer> bound = Promise.promise();
         NetServerOptions copy = new NetServerOptions(o);
@@ -248,14 +263,27 @@ public final class GatewayServer implements AutoCloseable {
             }
             s.listen().onComplete(bound);
         });
-        return await(bound.future()).actualPort();
+        return awaitBound(bound.future(), what, o.getHost(), port, key).actualPort();
     }
 
+    private static <T> T awaitBound(io.vertx.core.Future<T> f, String what, String host, int port, String key) {
+        try {
+            return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw new StartupError("cannot listen for " + what + " on " + host + ":" + port + " (" + key + "): "
+                    + (cause.getMessage() != null ? cause.getMessage() : cause.toString()), cause);
+        } catch (Exception e) {
+            throw new IllegalStateException("listening for " + what + " on " + host + ":" + port + ": " + e, e);
+        }
+    }
+
+    /** Waits (bounded) for a close of Vert.x or a server. */
     private static <T> T await(io.vertx.core.Future<T> f) {
         try {
             return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
-            throw new IllegalStateException("cannot bind: " + e.getMessage(), e);
+            throw new IllegalStateException(e.toString(), e);
         }
     }
 

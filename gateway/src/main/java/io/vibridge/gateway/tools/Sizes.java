@@ -1,10 +1,8 @@
 package io.vibridge.gateway.tools;
 
-import java.nio.charset.StandardCharsets;
-import java.util.HexFormat;
 import java.util.Locale;
 
-/** Command-line value parsing shared by the tools: byte sizes and keys. */
+/** Command-line value parsing shared by the tools: byte sizes. */
 public final class Sizes {
     private Sizes() {
     }
@@ -32,16 +30,5 @@ public final class Sizes {
             throw new IllegalArgumentException("size out of range: '" + text + "'");
         }
         return (int) v;
-    }
-
-    /** A key given as text (UTF-8 bytes) or {@code hex:} followed by hex digits; null stays null. */
-    public static byte[] key(String text) {
-        if (text == null) {
-            return null;
-        }
-        if (text.startsWith("hex:")) {
-            return HexFormat.of().parseHex(text.substring(4));
-        }
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -99,6 +99,34 @@ class ConfigTest {
     }
 
     @Test
+    void aRouteWithoutReceiveBuffersTakesHalfTheSlotsOfAConnection() {
+        GatewayConfig c = GatewayConfig.from(ConfigFactory.parseString(
+                "vibridge.gateway.routes = [ { match = storage, target = \"127.0.0.5\", port = 5000 } ]"));
+        assertThat(c.slotsPerConnection()).isEqualTo(15);
+        assertThat(c.routes().lookup("storage").orElseThrow().target().parameters().receiveBuffers()).isEqualTo(8);
+        // the default follows the budget: 4 MiB = 63 slots of 65552 B -> 32
+        GatewayConfig big = GatewayConfig.from(ConfigFactory.parseString("vibridge.gateway { "
+                + "limits.buffer-per-connection = 4MiB, direct-routes.enabled = true, "
+                + "routes = [ { match = storage, target = \"127.0.0.5\", port = 5000 } ] }"));
+        assertThat(big.routes().lookup("storage").orElseThrow().target().parameters().receiveBuffers()).isEqualTo(32);
+        assertThat(big.routes().directRoutes().orElseThrow().receiveBuffers()).isEqualTo(32);
+        // the shipped demo route no longer sets it
+        assertThat(GatewayConfig.from(ConfigFactory.empty()).routes().lookup("demo").orElseThrow().target()
+                .parameters().receiveBuffers()).isEqualTo(8);
+    }
+
+    @Test
+    void explicitReceiveBuffersThatDoNotFitNameBothKeys() {
+        assertThatThrownBy(() -> GatewayConfig.from(ConfigFactory.parseString("vibridge.gateway.routes = "
+                + "[ { match = storage, target = \"127.0.0.5\", port = 5000, receive-buffers = 64 } ]")))
+                .isInstanceOfSatisfying(ConfigError.class,
+                        e -> assertThat(e.key()).isEqualTo("routes[0].receive-buffers"))
+                .hasMessageContaining("vibridge.gateway.routes[0].receive-buffers: 64")
+                .hasMessageContaining("limits.buffer-per-connection (1048576 bytes) holds 15 slots")
+                .hasMessageContaining("staging.slot-size (65552 bytes)");
+    }
+
+    @Test
     void theRdmaTcpListenerCanBeTurnedOff() {
         GatewayConfig c = GatewayConfig.from(ConfigFactory.parseString("vibridge.gateway.listen.rdmatcp-port = off"));
         assertThat(c.listen().rdmaTcp()).isFalse();

@@ -89,7 +89,10 @@ class ConfigurationDocTest {
 
     @Test
     void routeKeysAreDocumentedWithTheDefaultsTheParserApplies() {
-        Route minimal = route("match = x, target = \"127.0.0.1\", port = 1");
+        // as the gateway reads it: receive-buffers defaults to half the per-connection staging slots
+        Route minimal = GatewayConfig.from(ConfigFactory.parseString(
+                "vibridge.gateway.routes = [ { match = x, target = \"127.0.0.1\", port = 1 } ]")).routes().routes()
+                .getFirst();
         RouteParameters p = minimal.target().parameters();
         Map<String, String> defaults = Map.of(
                 "prefix", String.valueOf(minimal.kind() == Route.Kind.PREFIX),

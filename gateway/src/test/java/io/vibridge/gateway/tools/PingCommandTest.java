@@ -105,4 +105,26 @@ class PingCommandTest {
         }
         assertThat(buf.toString(StandardCharsets.UTF_8)).contains("No Match").contains("expected host:port");
     }
+
+    @Test
+    void commandLine_keyTextAndHexReachAPeerThatChecksThem() throws Exception {
+        byte[] key = "a-shared-secret-of-32-bytes-long".getBytes(StandardCharsets.US_ASCII);
+        try (VitcpPeer signed = VitcpPeer.start(new InetSocketAddress("127.0.0.1", 0), "demo", TargetMode.ECHO, 8, 4096,
+                1 << 20, key)) {
+            String gw = "127.0.0.1:" + signed.address().getPort();
+            PrintStream saved = System.out;
+            try {
+                System.setOut(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+                assertThat(new CommandLine(new PingCommand()).execute("--gateway", gw, "-c", "1", "-i", "0", "--key",
+                        "a-shared-secret-of-32-bytes-long")).isZero();
+                assertThat(new CommandLine(new PingCommand()).execute("--gateway", gw, "-c", "1", "-i", "0", "--key",
+                        "hex:" + java.util.HexFormat.of().formatHex(key))).isZero();
+                // a different key of a valid length: refused by the peer (Connect Reject IS 11), exit 2
+                assertThat(new CommandLine(new PingCommand()).execute("--gateway", gw, "-c", "1", "-i", "0", "--key",
+                        "another-secret-of-32-bytes-long!")).isEqualTo(2);
+            } finally {
+                System.setOut(saved);
+            }
+        }
+    }
 }

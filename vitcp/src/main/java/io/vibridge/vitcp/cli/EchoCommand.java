@@ -15,17 +15,18 @@ import io.vibridge.vitcp.provider.ViNic;
 import io.vibridge.vitcp.provider.ViState;
 import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * A passive VI/TCP echo endpoint: listens on one port and discriminator at a chosen reliability
@@ -33,48 +34,62 @@ import picocli.CommandLine.Option;
  * region with RDMA Read and Write enabled whose address and handle it prints. An RDMA Write with
  * immediate data consumes a receive but is not answered: the receive is posted again.
  */
-@Command(name = "vitcp-echo", mixinStandardHelpOptions = true,
+@Command(name = "vitcp-echo", mixinStandardHelpOptions = true, versionProvider = EchoCommand.Version.class,
         description = "Passive VI/TCP (profile 1) echo endpoint with one RDMA-enabled region.")
 public final class EchoCommand implements Callable<Integer> {
 
-    @Option(names = "--bind", description = "Address to listen on (default ${DEFAULT-VALUE}).", defaultValue = "127.0.0.1")
+    @Option(names = "--bind", paramLabel = "<address>",
+            description = "Address to listen on (default ${DEFAULT-VALUE}).", defaultValue = "127.0.0.1")
     String bind;
 
-    @Option(names = "--port", description = "TCP port (default ${DEFAULT-VALUE}; 0 = any).", defaultValue = "7470")
+    @Option(names = "--port", paramLabel = "<port>",
+            description = "TCP port (default ${DEFAULT-VALUE}; 0 = any).", defaultValue = "7470")
     int port;
 
-    @Option(names = "--rdmatcp-port", description = "TCP port of the second listener, VI/TCP in seed-004 RDMA/TCP "
+    @Option(names = "--rdmatcp-port", paramLabel = "<port|off>",
+            description = "TCP port of the second listener, VI/TCP in seed-004 RDMA/TCP "
             + "frames (VITCP-PROFILE §8; default ${DEFAULT-VALUE}; 0 = any; off = none).", defaultValue = "7471")
     String rdmaTcpPort;
 
-    @Option(names = "--discriminator", description = "Called discriminator to answer, UTF-8 (default ${DEFAULT-VALUE}).",
+    @Option(names = "--discriminator", paramLabel = "<text>",
+            description = "Called discriminator to answer, UTF-8 (default ${DEFAULT-VALUE}).",
             defaultValue = "echo")
     String discriminator;
 
-    @Option(names = "--reliability", description = "UNRELIABLE_DELIVERY, RELIABLE_DELIVERY or RELIABLE_RECEPTION "
+    @Option(names = "--reliability", paramLabel = "<level>",
+            description = "UNRELIABLE_DELIVERY, RELIABLE_DELIVERY or RELIABLE_RECEPTION "
             + "(or 0, 1, 2; default ${DEFAULT-VALUE}).", defaultValue = "RELIABLE_DELIVERY")
     String reliability;
 
     @Option(names = "--flow-control", description = "Ask for descriptor flow control.")
     boolean flowControl;
 
-    @Option(names = "--region-size", description = "Bytes of the RDMA region (default ${DEFAULT-VALUE}).",
+    @Option(names = "--region-size", paramLabel = "<bytes>",
+            description = "Bytes of the RDMA region (default ${DEFAULT-VALUE}).",
             defaultValue = "1048576")
     int regionSize;
 
-    @Option(names = "--mtu", description = "Largest message (default ${DEFAULT-VALUE}).", defaultValue = "1048576")
+    @Option(names = "--mtu", paramLabel = "<bytes>",
+            description = "Largest message (default ${DEFAULT-VALUE}).", defaultValue = "1048576")
     int mtu;
 
-    @Option(names = "--receives", description = "Receive descriptors posted per connection (default ${DEFAULT-VALUE}).",
+    @Option(names = "--receives", paramLabel = "<n>",
+            description = "Receive descriptors posted per connection (default ${DEFAULT-VALUE}).",
             defaultValue = "16")
     int receives;
 
-    @Option(names = "--read-window", description = "Inbound RDMA Reads held per connection (default ${DEFAULT-VALUE}).",
+    @Option(names = "--read-window", paramLabel = "<n>",
+            description = "Inbound RDMA Reads held per connection (default ${DEFAULT-VALUE}).",
             defaultValue = "4")
     int readWindow;
 
-    @Option(names = "--key", description = "Shared HMAC-SHA256 key (Security Type 1): UTF-8 text, or hex after 'hex:'.")
+    @Option(names = "--key", paramLabel = "<key>",
+            description = "Shared HMAC-SHA256 key (Security Type 1), at least 16 bytes: UTF-8 text, hex after 'hex:' "
+                    + "or Base64 after 'base64:'.")
     String key;
+
+    @Spec
+    CommandSpec spec;
 
     private final PrintStream out;
 
@@ -89,17 +104,17 @@ public final class EchoCommand implements Callable<Integer> {
     private volatile ViNic nic;
     private volatile MemoryRegion region;
 
+    /** The level named by {@code --reliability}; null when the text names none. */
     static ReliabilityLevel parseLevel(String s) {
         return switch (s.trim().toUpperCase(java.util.Locale.ROOT)) {
             case "0", "UNRELIABLE", "UNRELIABLE_DELIVERY" -> ReliabilityLevel.UNRELIABLE_DELIVERY;
             case "1", "RELIABLE_DELIVERY" -> ReliabilityLevel.RELIABLE_DELIVERY;
             case "2", "RELIABLE_RECEPTION" -> ReliabilityLevel.RELIABLE_RECEPTION;
-            default -> throw new CommandLine.ParameterException(new CommandLine(new EchoCommand()),
-                    "unknown reliability level " + s);
+            default -> null;
         };
     }
 
-    private static int parsePort(String p) {
+    private int parsePort(String p) {
         try {
             int n = Integer.parseInt(p.trim());
             if (n >= 0 && n <= 65535) {
@@ -108,15 +123,8 @@ public final class EchoCommand implements Callable<Integer> {
         } catch (NumberFormatException e) {
             // below
         }
-        throw new CommandLine.ParameterException(new CommandLine(new EchoCommand()),
+        throw new CommandLine.ParameterException(spec.commandLine(),
                 "--rdmatcp-port must be a port (0..65535) or off, got '" + p + "'");
-    }
-
-    static byte[] parseKey(String k) {
-        if (k == null) {
-            return null;
-        }
-        return k.startsWith("hex:") ? HexFormat.of().parseHex(k.substring(4)) : k.getBytes(StandardCharsets.UTF_8);
     }
 
     @Override
@@ -129,9 +137,13 @@ public final class EchoCommand implements Callable<Integer> {
     /** Opens the NIC and the region, prints where to reach them; returns the listener. */
     ConnectListener start() throws Exception {
         ReliabilityLevel level = parseLevel(reliability);
+        if (level == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--reliability must be UNRELIABLE_DELIVERY, "
+                    + "RELIABLE_DELIVERY or RELIABLE_RECEPTION (or 0, 1, 2), got '" + reliability + "'");
+        }
         InetAddress host = InetAddress.getByName(bind);
         NicConfig cfg = NicConfig.loopback().withName("echo")
-                .withListen(new InetSocketAddress(host, port)).withKey(parseKey(key));
+                .withListen(new InetSocketAddress(host, port)).withKey(CommandLines.key(spec, key));
         if (!"off".equals(rdmaTcpPort)) {
             cfg = cfg.withRdmaTcpListen(new InetSocketAddress(host, parsePort(rdmaTcpPort)));
         }
@@ -251,6 +263,23 @@ public final class EchoCommand implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new EchoCommand()).execute(args));
+        System.exit(commandLine(new EchoCommand()).execute(args));
+    }
+
+    /**
+     * The command line of {@code command}: option and start-up errors (a port taken, an unknown host) are
+     * one line, exit 2 ({@link CommandLines}).
+     */
+    static CommandLine commandLine(EchoCommand command) {
+        return CommandLines.configure(new CommandLine(command), e -> e instanceof IOException ? e.getMessage() : null);
+    }
+
+    /** The version of the vitcp jar (its manifest), or "development" when run from classes. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = EchoCommand.class.getPackage().getImplementationVersion();
+            return new String[] {"vitcp-echo " + (v == null ? "development" : v)};
+        }
     }
 }

@@ -8,11 +8,11 @@ import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetSocket;
+import io.vibridge.gateway.log.ConnectionLogger;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.vitcp.engine.ViConnection;
 import java.nio.ByteBuffer;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The client's TCP connection, the one place the bridge meets Vert.x and Netty: client bytes go to
@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * and resumes from the drain handler.
  */
 public final class ClientChannel {
-    private static final Logger log = LoggerFactory.getLogger(ClientChannel.class);
+    private final Logger log;
     private static final int OUT_BATCH = 128 * 1024;
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
 
@@ -64,6 +64,7 @@ public final class ClientChannel {
     public ClientChannel(long connId, NetSocket socket, ViConnection engine, GatewayMetrics.ClientBytes traffic,
                          Runnable afterWritten, Runnable onClosed) {
         this.connId = connId;
+        this.log = ConnectionLogger.of(ClientChannel.class, connId);
         this.traffic = traffic;
         this.socket = socket;
         this.raw = socket instanceof NetSocketInternal si ? si : null;

@@ -8,10 +8,10 @@ import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetSocket;
+import io.vibridge.gateway.log.ConnectionLogger;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import java.nio.ByteBuffer;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A client's TCP connection for a sans-I/O stream engine that lays its messages out into the caller's
@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * {@link #commit}; {@link #flush} writes the batch as it is (Netty releases it once written).
  */
 public final class StreamChannel {
-    private static final Logger log = LoggerFactory.getLogger(StreamChannel.class);
+    private final Logger log;
     private static final int OUT_BATCH = 128 * 1024;
 
     /** The engine side: takes input, and writes when asked. */
@@ -61,6 +61,7 @@ public final class StreamChannel {
 
     public StreamChannel(long connId, NetSocket socket, GatewayMetrics.ClientBytes traffic) {
         this.connId = connId;
+        this.log = ConnectionLogger.of(StreamChannel.class, connId);
         this.socket = socket;
         this.raw = socket instanceof NetSocketInternal si ? si : null;
         this.traffic = traffic;
