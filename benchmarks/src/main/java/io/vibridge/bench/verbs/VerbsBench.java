@@ -19,7 +19,6 @@ import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
 import io.vibridge.verbs.WrOpcode;
-import io.vibridge.verbs.soft.port.IdleStrategy;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
@@ -110,9 +109,12 @@ public final class VerbsBench implements Callable<Integer> {
         return provider == null ? c : c.withProvider(provider);
     }
 
-    /** Polling mode: the benchmark's own threads spin on their completion queue instead of yielding or parking. */
+    /**
+     * Polling mode (any idle strategy but block; the device checks the value): the benchmark's own threads spin
+     * on their completion queue instead of yielding or parking.
+     */
     private boolean polling() {
-        return !IdleStrategy.parse(idle).blocks();
+        return !idle.trim().equalsIgnoreCase("block");
     }
 
     private int orchestrate() throws Exception {
