@@ -25,6 +25,13 @@ final class AdminClient {
     private AdminClient() {
     }
 
+    /** Prints {@code e} as {@code spec}'s one-line error; returns the exit code of an absent gateway, 1. */
+    static int report(picocli.CommandLine.Model.CommandSpec spec, Unreachable e) {
+        spec.commandLine().getErr().println(spec.qualifiedName() + ": " + e.getMessage());
+        spec.commandLine().getErr().flush();
+        return 1;
+    }
+
     /** The body of {@code base + path} (base: {@code http://host:port}, a trailing slash allowed). */
     static String get(URI base, String path) throws Unreachable, InterruptedException {
         String b = base.toString();

@@ -36,9 +36,7 @@ final class ConnectionsCommand implements Callable<Integer> {
         try {
             connections = new JsonArray(AdminClient.get(url, "/connections"));
         } catch (AdminClient.Unreachable e) {
-            spec.commandLine().getErr().println(spec.qualifiedName() + ": " + e.getMessage());
-            spec.commandLine().getErr().flush();
-            return 1;
+            return AdminClient.report(spec, e);
         }
         PrintWriter out = spec.commandLine().getOut();
         if (connections.isEmpty()) {

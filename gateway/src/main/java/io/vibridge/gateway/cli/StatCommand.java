@@ -42,9 +42,7 @@ final class StatCommand implements Callable<Integer> {
             try {
                 stat = new JsonObject(AdminClient.get(url, "/stat"));
             } catch (AdminClient.Unreachable e) {
-                spec.commandLine().getErr().println(spec.qualifiedName() + ": " + e.getMessage());
-                spec.commandLine().getErr().flush();
-                return 1;
+                return AdminClient.report(spec, e);
             }
             if (watch != null) {
                 out.println(ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));

@@ -701,8 +701,13 @@ public final class Perf {
                     " %-9d %-8d    %-14.1f    %-11.2f    %-11.2f  %-15.2f    %-11.2f    %-13.2f   %-20.2f   %.2f%n",
                     r.iterations(), r.threads(), r.messagesPerSec(), l.min(), l.max(), l.typical(), l.avg(), l.stdev(),
                     l.p99(), l.p999());
-            default -> out.printf(Locale.ROOT, " %-10d %-14d %-18.2f %-20.2f %.6f%n", r.bytes(), r.iterations(),
-                    bandwidth(r.peakMibPerSec(), gbits), bandwidth(r.mibPerSec(), gbits), r.messagesPerSec() / 1e6);
+            default -> {
+                double avg = bandwidth(r.mibPerSec(), gbits);
+                // as perftest: below 0.1 Gb/sec the figures get six decimals, not two
+                String bw = gbits && avg < 0.1 ? " %-10d %-14d %-18.6f %-20.6f %.6f%n" : " %-10d %-14d %-18.2f %-20.2f %.6f%n";
+                out.printf(Locale.ROOT, bw, r.bytes(), r.iterations(), bandwidth(r.peakMibPerSec(), gbits), avg,
+                        r.messagesPerSec() / 1e6);
+            }
         }
     }
 

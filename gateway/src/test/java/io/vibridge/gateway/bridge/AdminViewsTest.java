@@ -5,17 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vibridge.gateway.cli.Main;
+import io.vibridge.gateway.cli.CliRun;
 import io.vibridge.gateway.server.GatewayServer;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.ViNic;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * The RDMA user's views of a running gateway with one bridged connection: {@code /connections} and
@@ -27,19 +24,6 @@ class AdminViewsTest {
     private static final String TARGET = "127.0.0.130";
     private static final String GATEWAY = "127.0.0.131";
     private static final String FREE = "127.0.0.132";
-
-    private record Run(int code, String out, String err) {
-    }
-
-    private static Run vibridge(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        int code = cl.execute(args);
-        return new Run(code, out.toString(), err.toString());
-    }
 
     @Test
     void aLiveBridgeShowsItsQueuePairCountersAndDevice() throws Exception {
@@ -68,7 +52,7 @@ class AdminViewsTest {
             assertThat(ib.getLong("retransmissions")).isNotNull();
             assertThat(ib.getLong("timeouts")).isNotNull();
 
-            Run conns = vibridge("connections", "--url", url);
+            CliRun conns = CliRun.of("connections", "--url", url);
             assertThat(conns.code()).as(conns.err()).isZero();
             assertThat(conns.out().lines().toList()).hasSize(2);
             assertThat(conns.out().lines().findFirst().orElseThrow()).startsWith("id ").contains("lqpn", "rqpn",
@@ -77,13 +61,13 @@ class AdminViewsTest {
                     .contains("vitcp", "echo", TARGET + ":5000", " " + ib.getInteger("qpn") + " ",
                             " " + ib.getLong("remoteQpn") + " ", "RTS", "4096");
 
-            Run stat = vibridge("stat", "--url", url);
+            CliRun stat = CliRun.of("stat", "--url", url);
             assertThat(stat.code()).as(stat.err()).isZero();
             assertThat(stat.out().lines().findFirst().orElseThrow()).isEqualTo("link soft-" + GATEWAY + "/1");
             assertThat(stat.out()).containsPattern("(?m)^packets_out [1-9][0-9]*$")
                     .containsPattern("(?m)^retransmissions [0-9]+$").containsPattern("(?m)^icrc_drops 0$");
 
-            Run devices = vibridge("devices", "--address", GATEWAY, "--provider", "soft", "--url", url);
+            CliRun devices = CliRun.of("devices", "--address", GATEWAY, "--provider", "soft", "--url", url);
             assertThat(devices.code()).as(devices.err()).isZero();
             assertThat(devices.out()).contains(GATEWAY + ":4791 is in use", "hca_id:\tsoft-" + GATEWAY,
                     "0000:0000:0000:0000:0000:ffff:7f00:0083, RoCE v2 (::ffff:" + GATEWAY + ")", "udp_port:",
@@ -93,7 +77,7 @@ class AdminViewsTest {
 
     @Test
     void devicesOpensAFreeAddressAndReleasesIt() throws Exception {
-        Run r = vibridge("devices", "--address", FREE, "--provider", "soft");
+        CliRun r = CliRun.of("devices", "--address", FREE, "--provider", "soft");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).containsPattern("(?m)^\tsoft +priority 0 +usable$")
                 .contains("hca_id:\tsoft-" + FREE, "\tprovider:\t\t\tsoft", "PORT_ACTIVE (4)", "max_mtu:\t\t4096 (5)",
@@ -108,12 +92,12 @@ class AdminViewsTest {
     @Test
     void viewsOfAGatewayThatIsNotThereAreOneLine() {
         for (String command : new String[] {"connections", "stat"}) {
-            Run r = vibridge(command, "--url", "http://127.0.0.1:1");
+            CliRun r = CliRun.of(command, "--url", "http://127.0.0.1:1");
             assertThat(r.code()).isEqualTo(1);
             assertThat(r.err().lines().toList()).singleElement().asString()
                     .startsWith("vibridge " + command + ": cannot reach the gateway's admin endpoint http://127.0.0.1:1/");
         }
-        Run watch = vibridge("stat", "--watch", "0");
+        CliRun watch = CliRun.of("stat", "--watch", "0");
         assertThat(watch.code()).isEqualTo(2);
         assertThat(watch.err()).startsWith("vibridge stat: --watch must be at least 1 second");
     }
