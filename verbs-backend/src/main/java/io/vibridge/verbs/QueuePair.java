@@ -44,6 +44,14 @@ public interface QueuePair extends AutoCloseable {
     /** Negotiated path MTU in bytes (0 before the connection is set up). */
     int pathMtu();
 
+    /**
+     * What this QP reports about itself ({@code rdma res show qp}): by default its number, state and path MTU,
+     * the rest {@link QpInfo#UNKNOWN}; a provider that knows more says so. Read-only, for listings.
+     */
+    default QpInfo info() {
+        return QpInfo.basic(qpNum(), state(), pathMtu());
+    }
+
     @Override
     void close();
 }

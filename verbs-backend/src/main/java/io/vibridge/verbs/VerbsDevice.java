@@ -1,6 +1,7 @@
 package io.vibridge.verbs;
 
 import java.net.InetAddress;
+import java.util.Map;
 import java.util.Set;
 
 /** An opened RDMA device (one port). */
@@ -34,6 +35,14 @@ public interface VerbsDevice extends AutoCloseable {
      */
     default int maxPathMtu() {
         return 4096;
+    }
+
+    /**
+     * Provider-specific settings of the opened device for listings ({@code vibridge devices}), name to value in
+     * a stable order, e.g. soft's UDP port, interface MTU, UDP offload and idle mode. Empty by default.
+     */
+    default Map<String, String> properties() {
+        return Map.of();
     }
 
     @Override

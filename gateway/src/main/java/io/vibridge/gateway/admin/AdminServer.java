@@ -9,6 +9,8 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vibridge.verbs.QpInfo;
+import io.vibridge.verbs.VerbsDevice;
 
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -17,7 +19,9 @@ import java.util.function.Supplier;
 /**
  * The admin HTTP endpoint (DESIGN "Observability and operations"): {@code /metrics} in the
  * Prometheus text format, {@code /health} (the process is alive), {@code /ready} (the gateway
- * accepts connections: listener bound, fabric up, not draining) and {@code /connections} (JSON).
+ * accepts connections: listener bound, fabric up, not draining), {@code /connections} (JSON: every bridge with
+ * its queue pair, as {@code rdma res show qp}), {@code /device} (the verbs device, as {@code ibv_devinfo}) and
+ * {@code /stat} (the device's counters, as {@code rdma statistic}).
  */
 public final class AdminServer {
 
@@ -27,14 +31,22 @@ public final class AdminServer {
     private final PrometheusMeterRegistry registry;
     private final BooleanSupplier ready;
     private final Supplier<List<ConnectionInfo>> connections;
+    private final VerbsDevice device;
     private HttpServer server;
 
+    /** Without a device: {@code /device} and {@code /stat} answer 404. */
     public AdminServer(Vertx vertx, PrometheusMeterRegistry registry, BooleanSupplier ready,
                        Supplier<List<ConnectionInfo>> connections) {
+        this(vertx, registry, ready, connections, null);
+    }
+
+    public AdminServer(Vertx vertx, PrometheusMeterRegistry registry, BooleanSupplier ready,
+                       Supplier<List<ConnectionInfo>> connections, VerbsDevice device) {
         this.vertx = vertx;
         this.registry = registry;
         this.ready = ready;
         this.connections = connections;
+        this.device = device;
     }
 
     /** Binds the server; the future carries the actual port (useful with port 0). */
@@ -67,8 +79,28 @@ public final class AdminServer {
                 json(request, isReady ? 200 : 503, new JsonObject().put("status", isReady ? "READY" : "NOT_READY"));
             }
             case "/connections" -> json(request, 200, connectionsJson());
-            default -> request.response().setStatusCode(404).end("not found: " + request.path() + "\n");
+            case "/device" -> {
+                if (device == null) {
+                    notFound(request);
+                } else {
+                    json(request, 200, DeviceInfo.of(device).toJson());
+                }
+            }
+            case "/stat" -> {
+                if (device == null) {
+                    notFound(request);
+                } else {
+                    JsonObject counters = new JsonObject();
+                    device.counters().named().forEach(counters::put);
+                    json(request, 200, new JsonObject().put("device", device.name()).put("counters", counters));
+                }
+            }
+            default -> notFound(request);
         }
+    }
+
+    private static void notFound(HttpServerRequest request) {
+        request.response().setStatusCode(404).end("not found: " + request.path() + "\n");
     }
 
     private JsonArray connectionsJson() {
@@ -83,9 +115,27 @@ public final class AdminServer {
                     .put("state", c.state())
                     .put("bytesIn", c.bytesIn())
                     .put("bytesOut", c.bytesOut())
-                    .put("openedAt", java.time.Instant.ofEpochMilli(c.openedAtMillis()).toString()));
+                    .put("openedAt", java.time.Instant.ofEpochMilli(c.openedAtMillis()).toString())
+                    .put("infiniband", c.qp() == null ? null : qpJson(c.qp())));
         }
         return array;
+    }
+
+    /** The queue pair's fields; one the provider cannot report is null. */
+    static JsonObject qpJson(QpInfo q) {
+        return new JsonObject()
+                .put("qpn", q.qpn())
+                .put("remoteQpn", known(q.remoteQpn()))
+                .put("state", q.state().name())
+                .put("sendPsn", known(q.sendPsn()))
+                .put("expectedPsn", known(q.expectedPsn()))
+                .put("pathMtu", q.pathMtu())
+                .put("retransmissions", known(q.retransmissions()))
+                .put("timeouts", known(q.timeouts()));
+    }
+
+    private static Long known(long v) {
+        return v == QpInfo.UNKNOWN ? null : v;
     }
 
     private static void json(HttpServerRequest request, int status, Object body) {

@@ -685,8 +685,10 @@ public final class IwarpBridge {
     // ================================================================================ admin
 
     public ConnectionInfo info() {
+        TargetSide t = target;                  // read from the admin server's thread: null until set up
         return new ConnectionInfo(id, clientAddress.getHostAddress() + ":" + clientPort, route.discriminator().toString(),
-                targetName(), phase.name(), channel.bytesIn(), channel.bytesOut(), openedAtMillis, FrontEnd.IWARP.label());
+                targetName(), phase.name(), channel.bytesIn(), channel.bytesOut(), openedAtMillis, FrontEnd.IWARP.label(),
+                t == null ? null : t.qpInfo());
     }
 
     private String targetName() {

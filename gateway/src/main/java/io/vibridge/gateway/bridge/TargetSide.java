@@ -155,6 +155,11 @@ final class TargetSide {
     }
 
     /** Whether target RDMA reaches the client (the provider took the remote-access handler). */
+    /** The queue pair as the verbs provider reports it, for the admin listing (any thread). */
+    io.vibridge.verbs.QpInfo qpInfo() {
+        return qp.info();
+    }
+
     boolean cutThrough() {
         return cutThrough;
     }

@@ -23,6 +23,9 @@ import picocli.CommandLine.Command;
                 TargetCommand.class,
                 PingCommand.class,
                 PerfCommand.class,
+                DevicesCommand.class,
+                ConnectionsCommand.class,
+                StatCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {

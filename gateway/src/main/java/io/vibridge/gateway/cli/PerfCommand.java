@@ -8,6 +8,9 @@ import io.vibridge.gateway.tools.ViClientOptions;
 import io.vibridge.gateway.tools.VitcpPeer;
 import io.vibridge.vitcp.cli.CommandLines;
 import io.vibridge.vitcp.wire.Encapsulation;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -21,7 +24,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code vibridge perf}: perftest-style VI/TCP benchmark through the gateway, optionally beside a direct baseline. */
+/**
+ * {@code vibridge perf}: perftest-style VI/TCP benchmark through the gateway, optionally beside a direct baseline:
+ * perftest's columns (one-way Send latency, BW peak/average, MsgRate), {@code -a} size sweeps, {@code -q}
+ * connections in parallel, {@code --report_gbits}, {@code --json} for scripts and progress lines on stderr.
+ */
 @Command(name = "perf", mixinStandardHelpOptions = true,
         description = "VI/TCP benchmark through the gateway: Send latency, Send/RDMA Write/RDMA Read bandwidth, "
                 + "connection setup rate; --baseline runs the same against an in-process vitcp peer and prints ratios.")
@@ -56,6 +63,24 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = {"-s", "--size"}, paramLabel = "<size>",
             description = "Message size (default: 8 B for latency, 64 KiB for bandwidth).")
     String size;
+
+    @Option(names = {"-a", "--all"},
+            description = "Run every size from 2 B to 8 MiB in powers of two (perftest -a), up to the largest the "
+                    + "connection's agreed MTU allows (through the gateway: the route's, 64 KiB by default).")
+    boolean allSizes;
+
+    @Option(names = {"-q", "--qp"}, defaultValue = "1", paramLabel = "<n>",
+            description = "Connections streaming at once in the bandwidth tests, clocks started together, figures "
+                    + "summed (perftest -q) (default: ${DEFAULT-VALUE}).")
+    int queuePairs;
+
+    @Option(names = {"--report_gbits", "--report-gbits"},
+            description = "Bandwidth in Gb/sec (10^9 bits per second) instead of MB/sec (2^20 bytes per second).")
+    boolean reportGbits;
+
+    @Option(names = "--json",
+            description = "Print one JSON document with every result (and the comparison) instead of the tables.")
+    boolean json;
 
     @Option(names = {"-n", "--iters"}, paramLabel = "<n>",
             description = "Iterations (default: 10000 round trips, 5000 bandwidth messages, 1000 connects).")
@@ -151,6 +176,9 @@ public final class PerfCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
+        // --json: the tables go nowhere, the document to stdout at the end
+        PrintStream tables = json ? new PrintStream(OutputStream.nullOutputStream()) : out;
+        JsonArray runs = new JsonArray();
         List<Perf.Result> viaGateway = null;
         if (!baselineOnly) {
             AllInOne local = null;
@@ -159,11 +187,12 @@ public final class PerfCommand implements Callable<Integer> {
                     local = AllInOne.start(targetAddress, gatewayIbAddress, flowc, discriminator, verbose);
                     int port = encapsulation == Encapsulation.RDMATCP ? local.gateway().rdmaTcpPort() : local.gateway().port();
                     o = o.withRemote(new InetSocketAddress("127.0.0.1", port));
-                    out.printf(Locale.ROOT, "all-in-one: target on %s port 5000, gateway on %s (%s 127.0.0.1:%d), "
+                    tables.printf(Locale.ROOT, "all-in-one: target on %s port 5000, gateway on %s (%s 127.0.0.1:%d), "
                             + "route \"%s\" FlowC %d%n", targetAddress, gatewayIbAddress, encapsulation.label(), port,
                             discriminator, flowc);
                 }
-                viaGateway = Perf.run(o, settings, "through the gateway", out);
+                viaGateway = Perf.run(o, settings, "through the gateway", tables);
+                runs.add(runJson("through the gateway", o, viaGateway));
             } catch (io.vibridge.vitcp.provider.ViException e) {
                 err.println("perf: through the gateway " + o.remote() + ": " + e.code() + " " + e.getMessage());
                 return 1;
@@ -176,21 +205,46 @@ public final class PerfCommand implements Callable<Integer> {
                 }
             }
         }
+        JsonObject document = new JsonObject().put("command", "vibridge perf").put("runs", runs);
         if (baseline || baselineOnly) {
             int max = Math.max(settings.latSize(), settings.bwSize());
+            Perf.Settings direct = settings;
+            if (allSizes) {
+                // the peer's receive buffers hold the largest size measured through the gateway, or the gateway's
+                // default MTU (vi.max-mtu, 64 KiB) when there was none
+                max = viaGateway == null || viaGateway.isEmpty() ? BASELINE_SWEEP_MAX
+                        : viaGateway.stream().mapToInt(Perf.Result::bytes).max().orElse(BASELINE_SWEEP_MAX);
+                direct = settings.sweepUpTo(max);
+            }
             try (VitcpPeer peer = VitcpPeer.start(new InetSocketAddress("127.0.0.1", 0), encapsulation, discriminator,
                     TargetMode.ECHO, 64, Math.max(max, 256), 16 << 20, o.key())) {
-                List<Perf.Result> direct = Perf.run(o.withRemote(peer.address()), settings,
-                        "baseline: direct to a vitcp peer", out);
+                ViClientOptions p = o.withRemote(peer.address());
+                List<Perf.Result> results = Perf.run(p, direct, "baseline: direct to a vitcp peer", tables);
+                runs.add(runJson("baseline: direct to a vitcp peer", p, results));
                 if (viaGateway != null) {
-                    Perf.printComparison(out, viaGateway, direct);
+                    Perf.printComparison(tables, viaGateway, results);
+                    document.put("comparison", Perf.comparisonJson(viaGateway, results));
                 }
             } catch (io.vibridge.vitcp.provider.ViException | IllegalStateException e) {
                 err.println("perf: baseline: " + e.getMessage());
                 return 1;
             }
         }
+        if (json) {
+            out.println(document.encodePrettily());
+        }
         return 0;
+    }
+
+    /** The sweep's largest size against the baseline peer when no gateway run set one: the gateway's vi.max-mtu. */
+    private static final int BASELINE_SWEEP_MAX = 64 * 1024;
+
+    private JsonObject runJson(String label, ViClientOptions o, List<Perf.Result> results) {
+        JsonArray rs = new JsonArray();
+        results.forEach(r -> rs.add(r.toJson(reportGbits)));
+        return new JsonObject().put("label", label).put("peer", o.remote().getHostString() + ":" + o.remote().getPort())
+                .put("discriminator", o.discriminator()).put("framing", o.framing().label())
+                .put("reliability", ViClientOptions.shortName(o.reliability())).put("results", rs);
     }
 
     /** {@code --framing iwarp}: through the gateway's iWARP listener (no baseline: no direct iWARP peer here). */
@@ -202,6 +256,9 @@ public final class PerfCommand implements Callable<Integer> {
             remote = ViClientOptions.parseHostPort(gateway != null ? gateway : "127.0.0.1:7472");
             if (baseline || baselineOnly) {
                 throw new IllegalArgumentException("--baseline is not available with --framing iwarp");
+            }
+            if (json || allSizes || queuePairs > 1) {
+                throw new IllegalArgumentException("--json, -a and -q are not available with --framing iwarp");
             }
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
@@ -243,9 +300,13 @@ public final class PerfCommand implements Callable<Integer> {
             };
             default -> throw new IllegalArgumentException("--test must be lat, bw, connect or all, got '" + test + "'");
         };
+        if (allSizes && size != null) {
+            throw new IllegalArgumentException("-a runs every size: give -a or -s, not both");
+        }
         int s = size == null ? -1 : Sizes.parse(size);
         return new Perf.Settings(tests, s < 0 ? 8 : s, s < 0 ? 64 * 1024 : s, iters == null ? 10_000 : iters,
                 iters == null ? 5_000 : iters, duration == null ? null : Duration.ofMillis((long) (duration * 1000)),
-                iters == null ? 1_000 : iters, connectThreads, connectWarmup);
+                iters == null ? 1_000 : iters, connectThreads, connectWarmup,
+                allSizes ? Perf.sweepSizes(Perf.SWEEP_MAX) : List.of(), queuePairs, reportGbits, err);
     }
 }

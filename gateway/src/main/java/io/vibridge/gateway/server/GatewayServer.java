@@ -158,7 +158,7 @@ public final class GatewayServer implements AutoCloseable {
         for (int i = 0; i < iwarp.size(); i++) {
             iwarpPorts.add(listenIwarp(iwarp.get(i), "iwarp.listeners[" + i + "].port"));
         }
-        admin = new AdminServer(vertx, registry, () -> ready && !closed, this::connections);
+        admin = new AdminServer(vertx, registry, () -> ready && !closed, this::connections, device);
         adminPort = awaitBound(admin.start(config.admin().host(), config.admin().port()), "admin HTTP",
                 config.admin().host(), config.admin().port(), "admin.port");
         ready = true;

@@ -7,7 +7,6 @@ import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -17,7 +16,8 @@ import java.util.Locale;
  * round trip that proves every Send arrived), RDMA Write bandwidth into the target's region (ended the
  * same way: the target's SEND completes after the WRITEs before it, IBA 9.5) and RDMA Read bandwidth
  * (Read Requests kept at the ORD the MPA Reply allowed). The client is blocking Java NIO on one thread;
- * its copies of what it receives count in the figures.
+ * its copies of what it receives count in the figures. Figures in perftest's columns as {@link Perf} prints
+ * them: latency one-way (half the round trip), bandwidth in MB/sec (2^20 B/s) or Gb/sec.
  */
 public final class IwarpPerf {
     private static final String LINE = "-".repeat(72);
@@ -60,10 +60,10 @@ public final class IwarpPerf {
             c.awaitSend(timeout);
             rtt[i] = System.nanoTime() - t0;
         }
-        Arrays.sort(rtt);
-        out.printf(Locale.ROOT, " %-22s %d B x %d: round trip p50 %.1f us, p99 %.1f us, min %.1f us%n",
-                Perf.Test.SEND_LAT.title, m.length, rtt.length, rtt[rtt.length / 2] / 1e3,
-                rtt[(int) (rtt.length * 0.99)] / 1e3, rtt[0] / 1e3);
+        out.println(" " + Perf.Test.SEND_LAT.title + " (ONE-WAY: half of each round trip, as ib_send_lat)");
+        Perf.printColumns(out, Perf.Test.SEND_LAT, s.gbits());
+        Perf.printRow(out, new Perf.Result(Perf.Test.SEND_LAT, m.length, rtt.length, 0, 0, 0, Latency.oneWay(rtt), 1),
+                s.gbits());
     }
 
     private static void sendBandwidth(IwarpClient c, Perf.Settings s, Duration timeout, PrintStream out)
@@ -83,7 +83,7 @@ public final class IwarpPerf {
         if (after - before != n) { // control messages are not counted
             throw new IOException("the target counted " + (after - before) + " Sends of " + n);
         }
-        bandwidth(out, Perf.Test.SEND_BW, m.length, n, ns);
+        bandwidth(out, Perf.Test.SEND_BW, m.length, n, ns, s.gbits());
     }
 
     private static void writeBandwidth(IwarpClient c, Perf.Settings s, Duration timeout, PrintStream out)
@@ -96,7 +96,7 @@ public final class IwarpPerf {
             c.write(r.rkey, r.address(i, m.length), m);
         }
         control(c, Control.STATS, new byte[0], timeout); // after every WRITE (IBA 9.5)
-        bandwidth(out, Perf.Test.WRITE_BW, m.length, n, System.nanoTime() - t0);
+        bandwidth(out, Perf.Test.WRITE_BW, m.length, n, System.nanoTime() - t0, s.gbits());
     }
 
     private static void readBandwidth(IwarpClient c, Perf.Settings s, Duration timeout, PrintStream out)
@@ -117,7 +117,7 @@ public final class IwarpPerf {
                 done++;
             }
         }
-        bandwidth(out, Perf.Test.READ_BW, size, n, System.nanoTime() - t0);
+        bandwidth(out, Perf.Test.READ_BW, size, n, System.nanoTime() - t0, s.gbits());
     }
 
     /** The target's RDMA region (QUERY_REGION), cut into message-sized slots used in turn. */
@@ -135,9 +135,12 @@ public final class IwarpPerf {
         }
     }
 
-    private static void bandwidth(PrintStream out, Perf.Test t, int size, int n, long ns) {
+    /** One row (no peak is measured here: the average stands in for it). */
+    private static void bandwidth(PrintStream out, Perf.Test t, int size, int n, long ns, boolean gbits) {
         double mib = (double) size * n / (1 << 20) / (ns / 1e9);
-        out.printf(Locale.ROOT, " %-22s %d B x %d: %.1f MiB/s, %.0f msg/s%n", t.title, size, n, mib, n / (ns / 1e9));
+        out.println(" " + t.title);
+        Perf.printColumns(out, t, gbits);
+        Perf.printRow(out, new Perf.Result(t, size, n, mib, mib, n / (ns / 1e9), null, 1), gbits);
     }
 
     private static int requestId;

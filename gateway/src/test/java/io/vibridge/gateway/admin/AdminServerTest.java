@@ -4,6 +4,9 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vibridge.verbs.QpInfo;
+import io.vibridge.verbs.QpState;
 import io.vibridge.gateway.metrics.Direction;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.Operation;
@@ -40,7 +43,8 @@ class AdminServerTest {
         metrics = new GatewayMetrics(registry);
         admin = new AdminServer(vertx, registry, ready::get, () -> List.of(
                 new ConnectionInfo(7, "127.0.0.1:40000", "storage", "127.0.0.3:5000/0x21388", "CONNECTED",
-                        123, 456, 1_700_000_000_000L, "iwarp")));
+                        123, 456, 1_700_000_000_000L, "iwarp", QpInfo.basic(17, QpState.RTS, 1024)),
+                new ConnectionInfo(8, "127.0.0.1:40001", "", "", "INCOMING", 0, 0, 1_700_000_000_000L, "vitcp")));
         port = admin.start("127.0.0.1", 0).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
@@ -102,10 +106,27 @@ class AdminServerTest {
         HttpResponse<String> r = get("/connections");
         assertThat(r.statusCode()).isEqualTo(200);
         JsonArray array = new JsonArray(r.body());
-        assertThat(array).hasSize(1);
+        assertThat(array).hasSize(2);
         assertThat(array.getJsonObject(0).getString("client")).isEqualTo("127.0.0.1:40000");
         assertThat(array.getJsonObject(0).getLong("bytesOut")).isEqualTo(456L);
         assertThat(array.getJsonObject(0).getString("openedAt")).isEqualTo("2023-11-14T22:13:20Z");
+        // the queue pair: what the provider knows, null for what it cannot say (DiSNI: QPN, state, MTU)
+        JsonObject ib = array.getJsonObject(0).getJsonObject("infiniband");
+        assertThat(ib.getInteger("qpn")).isEqualTo(17);
+        assertThat(ib.getString("state")).isEqualTo("RTS");
+        assertThat(ib.getInteger("pathMtu")).isEqualTo(1024);
+        assertThat(ib.containsKey("remoteQpn")).isTrue();
+        assertThat(ib.getLong("remoteQpn")).isNull();
+        assertThat(ib.getLong("sendPsn")).isNull();
+        assertThat(ib.getLong("retransmissions")).isNull();
+        assertThat(array.getJsonObject(1).containsKey("infiniband")).isTrue();
+        assertThat(array.getJsonObject(1).getJsonObject("infiniband")).isNull();   // no queue pair yet
+    }
+
+    @Test
+    void withoutADeviceTheDeviceViewsAreNotFound() throws Exception {
+        assertThat(get("/device").statusCode()).isEqualTo(404);
+        assertThat(get("/stat").statusCode()).isEqualTo(404);
     }
 
     @Test

@@ -8,9 +8,9 @@ import java.util.List;
 import picocli.CommandLine;
 
 /** One in-process run of {@code vibridge ...} with its output and error writers captured. */
-record CliRun(int code, String out, String err) {
+public record CliRun(int code, String out, String err) {
 
-    static CliRun of(String... args) {
+    public static CliRun of(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine cl = Main.commandLine();

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vibridge.gateway.cli.PerfCommand;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import io.vibridge.gateway.demo.control.TargetMode;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.io.ByteArrayOutputStream;
@@ -45,14 +47,21 @@ class PerfTest {
             assertThat(r.headline()).as(r.toString()).isPositive();
         }
         assertThat(rs.get(0).iterations()).isEqualTo(50);
-        assertThat(rs.get(0).tMin()).isLessThanOrEqualTo(rs.get(0).tTypical());
-        assertThat(rs.get(0).tTypical()).isLessThanOrEqualTo(rs.get(0).tP99());
+        Latency lat = rs.get(0).latency();
+        assertThat(lat.rttFactor()).isEqualTo(2);                       // one-way, as ib_send_lat
+        assertThat(lat.min()).isLessThanOrEqualTo(lat.typical());
+        assertThat(lat.typical()).isLessThanOrEqualTo(lat.p99());
+        assertThat(lat.p99()).isLessThanOrEqualTo(lat.p999()).isLessThanOrEqualTo(lat.max());
+        assertThat(rs.get(0).headline()).isEqualTo(2 * lat.typical());  // the comparison's round trip
+        assertThat(rs.get(1).peakMibPerSec()).isGreaterThanOrEqualTo(rs.get(1).mibPerSec());
         assertThat(rs.get(1).iterations()).isEqualTo(40);
         assertThat(rs.get(4).iterations()).isEqualTo(40);
         assertThat(rs.get(5).iterations()).isEqualTo(20);
         assertThat(out).contains("Send Latency Test", "Send BW Test", "RDMA Write BW Test", "RDMA Read BW Test", "Send BW peer->client Test",
-                "Connection Setup Test", " #bytes #iterations    t_min[usec]    t_typical[usec]",
-                " #bytes     #iterations    BW average[MiB/sec]    MsgRate[Mpps]", "rate[conn/sec]");
+                "Connection Setup Test", " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
+                        + "t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ",
+                " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]", "rate[conn/sec]",
+                " Latency        : ONE-WAY, half of each Send/Receive round trip");
         assertThat(out.lines().filter(l -> l.startsWith(" 65536      40 "))).hasSize(4);
         // every bandwidth test first streams as many operations untimed (the Send test's sink count covers both)
         assertThat(out.lines().filter(l -> l.equals(" Warm-up        : 40 operations before the clock starts (not counted)")))
@@ -62,7 +71,8 @@ class PerfTest {
 
         ByteArrayOutputStream cmp = new ByteArrayOutputStream();
         Perf.printComparison(new PrintStream(cmp, true, StandardCharsets.UTF_8), rs, rs);
-        assertThat(cmp.toString(StandardCharsets.UTF_8)).contains("Send BW 65536 B").contains("1.00  (target >= 0.50: met)");
+        assertThat(cmp.toString(StandardCharsets.UTF_8)).contains("Send BW 65536 B").contains("1.00  (target >= 0.50: met)")
+                .contains(" Send round trip 8 B (typ)");
     }
 
     @Test
@@ -105,7 +115,75 @@ class PerfTest {
         String out = buf.toString(StandardCharsets.UTF_8);
         assertThat(code).as(out).isZero();
         assertThat(out).contains("RDMA Write BW Test (VI/TCP, baseline: direct to a vitcp peer)")
-                .containsPattern("\n 4096 +[0-9]+ +[0-9.]+ +[0-9.]+\n");
+                .containsPattern("\n 4096 +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\n");
+    }
+
+    /** Runs {@code vibridge perf args}; returns stdout, and the exit code in {@code code[0]}. */
+    private static String perf(int[] code, String... args) {
+        PrintStream saved = System.out;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        try {
+            System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+            code[0] = new CommandLine(new PerfCommand()).execute(args);
+        } finally {
+            System.setOut(saved);
+        }
+        return buf.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void json_oneDocumentWithPerftestsColumns_gbitsWhenAsked() {
+        int[] code = new int[1];
+        String out = perf(code, "--baseline-only", "--json", "--report_gbits", "-n", "30", "--connect-threads", "2",
+                "--connect-warmup", "2");
+        assertThat(code[0]).as(out).isZero();
+        JsonObject doc = new JsonObject(out);                  // stdout holds the document alone
+        JsonArray results = doc.getJsonArray("runs").getJsonObject(0).getJsonArray("results");
+        assertThat(results.stream().map(r -> ((JsonObject) r).getString("test")))
+                .containsExactly("send_lat", "send_bw", "write_bw", "read_bw", "recv_bw", "connect");
+        JsonObject lat = results.getJsonObject(0);
+        assertThat(lat.fieldNames()).contains("bytes", "iterations", "t_min_usec", "t_max_usec", "t_typical_usec",
+                "t_avg_usec", "t_stdev_usec", "p99_usec", "p99_9_usec", "t_typical_round_trip_usec");
+        assertThat(lat.getBoolean("one_way")).isTrue();
+        assertThat(lat.getDouble("t_typical_round_trip_usec")).isEqualTo(2 * lat.getDouble("t_typical_usec"));
+        JsonObject bw = results.getJsonObject(1);
+        assertThat(bw.getString("bw_unit")).isEqualTo("Gb/sec");
+        assertThat(bw.getDouble("bw_average")).isPositive();
+        assertThat(bw.getDouble("bw_peak")).isGreaterThanOrEqualTo(bw.getDouble("bw_average"));
+        assertThat(bw.getDouble("msg_rate_mpps")).isPositive();
+        assertThat(results.getJsonObject(5).getDouble("rate_per_sec")).isPositive();
+    }
+
+    @Test
+    void sweep_everyPowerOfTwoUpToTheAgreedMtu_andQueuePairsSum() {
+        assertThat(Perf.sweepSizes(Perf.SWEEP_MAX)).hasSize(23).startsWith(2, 4, 8).endsWith(1 << 23);
+        int[] code = new int[1];
+        String out = perf(code, "--baseline-only", "--json", "-a", "--test", "bw", "--op", "send", "-n", "20",
+                "-q", "2");
+        assertThat(code[0]).as(out).isZero();
+        JsonArray results = new JsonObject(out).getJsonArray("runs").getJsonObject(0).getJsonArray("results");
+        // the baseline peer's receive buffers (64 KiB without a gateway run) cap the sweep
+        assertThat(results.stream().map(r -> ((JsonObject) r).getInteger("bytes")))
+                .containsExactlyElementsOf(Perf.sweepSizes(65536));
+        for (int i = 0; i < results.size(); i++) {
+            assertThat(results.getJsonObject(i).getInteger("queue_pairs")).isEqualTo(2);
+            assertThat(results.getJsonObject(i).getLong("iterations")).isEqualTo(40);   // 20 on each connection
+        }
+        assertThat(perf(code, "-a", "-s", "8")).isEmpty();
+        assertThat(code[0]).isEqualTo(2);
+    }
+
+    @Test
+    void latencyIsOneWay_perftestsStatistics() {
+        Latency l = Latency.oneWay(new long[] {4000, 2000, 10_000, 6000});   // round trips in ns
+        assertThat(l.min()).isEqualTo(1.0);
+        assertThat(l.max()).isEqualTo(5.0);
+        assertThat(l.typical()).isEqualTo(2.5);                           // median of an even count: the middle two
+        assertThat(l.avg()).isEqualTo(2.75);
+        assertThat(l.stdev()).isCloseTo(Math.sqrt((1.75 * 1.75 + 0.75 * 0.75 + 0.25 * 0.25 + 2.25 * 2.25) / 4),
+                org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(l.p99()).isEqualTo(5.0);
+        assertThat(Latency.whole(new long[] {3000}).typicalRoundTrip()).isEqualTo(3.0);
     }
 
     @Test
@@ -144,10 +222,10 @@ class PerfTest {
         String out = buf.toString(StandardCharsets.UTF_8);
         assertThat(code).as(out).isZero();
         assertThat(out).contains("iWARP client (MPA rev 2, CRC on)")
-                .containsPattern("Send Latency +8 B x 20: round trip p50 [0-9.]+ us")
-                .containsPattern("Send BW +65536 B x 20: [0-9.]+ MiB/s")
-                .containsPattern("RDMA Write BW +65536 B x 20: [0-9.]+ MiB/s")
-                .containsPattern("RDMA Read BW +65536 B x 20: [0-9.]+ MiB/s");
+                .contains(" Send Latency (ONE-WAY: half of each round trip, as ib_send_lat)")
+                .containsPattern("\n 8 +20 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\n")
+                .contains(" Send BW\n", " RDMA Write BW\n", " RDMA Read BW\n")
+                .containsPattern("(?s)BW average\\[MB/sec\\].*\n 65536 +20 +[0-9.]+ +[0-9.]+ +[0-9.]+\n");
     }
 
     @Test

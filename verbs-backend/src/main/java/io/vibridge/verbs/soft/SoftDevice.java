@@ -20,6 +20,8 @@ import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -122,6 +124,18 @@ public final class SoftDevice implements VerbsDevice, RocePort.Inbound {
     @Override
     public Set<Capability> capabilities() {
         return SoftProvider.CAPABILITIES;
+    }
+
+    /** The UDP port, the interface's MTU, whether UDP segmentation offload is on, the idle mode (option idle). */
+    @Override
+    public Map<String, String> properties() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("udp_port", Integer.toString(port.udpPort()));
+        m.put("interface_mtu", Integer.toString(params.interfaceMtu()));
+        m.put("udp_offload", (segmentationOffload() ? "on" : "off") + " (option udp-offload " + params.udpOffload()
+                .name().toLowerCase(java.util.Locale.ROOT) + ")");
+        m.put("idle", params.idle().name());
+        return m;
     }
 
     @Override

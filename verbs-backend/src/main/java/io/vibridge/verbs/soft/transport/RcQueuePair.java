@@ -124,6 +124,16 @@ public final class RcQueuePair implements QueuePair, Transmittable {
         return mtu;
     }
 
+    /** Everything {@code rdma res show qp} shows of an rxe QP, and this QP's own retry counts. */
+    @Override
+    public synchronized io.vibridge.verbs.QpInfo info() {
+        boolean connected = attrs != null;
+        long unknown = io.vibridge.verbs.QpInfo.UNKNOWN;
+        return new io.vibridge.verbs.QpInfo(qpn, state, connected ? destQpn : unknown,
+                connected ? requester.nextPsn() : unknown, connected ? responder.expectedPsn() : unknown, mtu,
+                requester.retransmissions(), requester.timeouts());
+    }
+
     @Override
     public CompletionQueue sendCq() {
         return sendCq;

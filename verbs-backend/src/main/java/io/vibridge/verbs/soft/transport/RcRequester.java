@@ -86,6 +86,9 @@ final class RcRequester {
     private int maxReads;
     private final Runnable timerTask = this::onTimer;
     private final Runnable rnrTask = this::onRnrTimer;
+    /** This QP's share of the device's counters of the same names, for {@link RcQueuePair#info()}. */
+    private long retransmissions;
+    private long timeouts;
 
     RcRequester(RcQueuePair qp, int maxSend, int window, int maxPktPerAck) {
         this.qp = qp;
@@ -106,6 +109,19 @@ final class RcRequester {
         timeoutNanos = a.ackTimeoutNanos();
         // §4.2: initiator depth; 0 would forbid READs forever, treat as 1
         maxReads = Math.max(1, a.maxRdAtomic());
+    }
+
+    /** The PSN of the next packet to transmit (rxe's {@code req.psn}, what {@code sq_psn} reports). */
+    int nextPsn() {
+        return curPsn;
+    }
+
+    long retransmissions() {
+        return retransmissions;
+    }
+
+    long timeouts() {
+        return timeouts;
     }
 
     private Wqe at(long i) {
@@ -258,6 +274,7 @@ final class RcRequester {
     private void noteSent(int psn, int lastPsn) {
         if (sentAny && Psn.compare(psn, highestSent) <= 0) {
             qp.counters.retransmissions.increment();
+            retransmissions++;
         }
         if (!sentAny || Psn.compare(lastPsn, highestSent) > 0) {
             highestSent = lastPsn;
@@ -291,6 +308,7 @@ final class RcRequester {
                 return;
             }
             qp.counters.timeouts.increment();
+            timeouts++;
             readGapRetried = false;
             if (!consumeRetry()) {
                 failHead(WcStatus.RETRY_EXCEEDED);

@@ -89,6 +89,11 @@ final class RcResponder {
         }
     }
 
+    /** The PSN expected next (rxe's {@code resp.psn}, what {@code rq_psn} reports). */
+    int expectedPsn() {
+        return ePsn;
+    }
+
     void postRecv(ReceiveWorkRequest wr) {
         if (qp.state == QpState.ERROR) {
             qp.recvCq.push(wr.wrId, WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, false);

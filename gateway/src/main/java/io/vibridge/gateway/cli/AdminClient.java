@@ -1,0 +1,53 @@
+package io.vibridge.gateway.cli;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/**
+ * GETs a JSON view of a running gateway's admin endpoint ({@code vibridge connections}, {@code stat},
+ * {@code devices}). A gateway that does not answer is {@link Unreachable}: the commands print its message
+ * as one line and exit 1, as {@code healthcheck} does.
+ */
+final class AdminClient {
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    /** The admin endpoint did not answer, or not with 200. */
+    static final class Unreachable extends Exception {
+        Unreachable(String message) {
+            super(message);
+        }
+    }
+
+    private AdminClient() {
+    }
+
+    /** Prints {@code e} as {@code spec}'s one-line error; returns the exit code of an absent gateway, 1. */
+    static int report(picocli.CommandLine.Model.CommandSpec spec, Unreachable e) {
+        spec.commandLine().getErr().println(spec.qualifiedName() + ": " + e.getMessage());
+        spec.commandLine().getErr().flush();
+        return 1;
+    }
+
+    /** The body of {@code base + path} (base: {@code http://host:port}, a trailing slash allowed). */
+    static String get(URI base, String path) throws Unreachable, InterruptedException {
+        String b = base.toString();
+        URI uri = URI.create((b.endsWith("/") ? b.substring(0, b.length() - 1) : b) + path);
+        try (HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build()) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(TIMEOUT).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new Unreachable(uri + " answered " + r.statusCode() + ": " + r.body().strip());
+            }
+            return r.body();
+        } catch (IOException e) {
+            throw new Unreachable("cannot reach the gateway's admin endpoint " + uri + ": "
+                    + (e instanceof java.net.ConnectException ? "connection refused"
+                            : e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
+                    + " (is the gateway running? --url names its admin address)");
+        }
+    }
+}
