@@ -40,4 +40,21 @@ public interface PacketPort {
 
     /** Rings the doorbell: queues {@code source} for the transmit thread, once until it ran. */
     void scheduleTransmit(Transmittable source);
+
+    /**
+     * True while a consumer receives on its own thread (polling mode, {@code RocePort.pollInput}): a plain ACK may
+     * then wait ({@link #ackWaits}) until that consumer polls its empty queue again (or, once it stops, the
+     * receive thread takes over), so that the answer it is about to post leaves first and the ACK's system call
+     * is off the round trip. Always false in the default idle strategy.
+     */
+    boolean acksMayWait();
+
+    /** {@code qp} holds a waiting ACK: the port calls {@link AckSender#sendWaitingAck} at its next receive. */
+    void ackWaits(AckSender qp);
+
+    /** A queue pair whose ACK waits. */
+    interface AckSender {
+        /** Sends the waiting ACK, if it still waits (called without the port's locks on the QP). */
+        void sendWaitingAck();
+    }
 }

@@ -19,6 +19,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import io.vibridge.verbs.soft.port.PacketPort.AckSender;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,6 +76,10 @@ public final class RocePort implements PacketPort {
     /** When a consumer last polled for input: the receive thread stands aside for {@link #HANDOVER_NANOS} after. */
     private volatile long consumerPolledAt;
     private static final long HANDOVER_NANOS = 100_000;
+    /** Set while a consumer receives in {@link #pollInput} (guarded by {@link #receiving}): plain ACKs may wait. */
+    private boolean consumerReceiving;
+    /** QPs whose ACK waits for the next idle poll (guarded by {@link #receiving}; grows only past 16 at once). */
+    private final java.util.ArrayDeque<AckSender> waitingAcks = new java.util.ArrayDeque<>(16);
     private Inbound inbound;
     private volatile boolean closed;
 
@@ -246,6 +251,7 @@ public final class RocePort implements PacketPort {
                 int total;
                 receiving.lock();
                 try {
+                    sendWaitingAcks();                          // a consumer stopped polling: its ACKs go now
                     total = socket.poll(rxBuf);
                     if (total > 0) {
                         onGroup(total);
@@ -286,9 +292,15 @@ public final class RocePort implements PacketPort {
             return 0;
         }
         try {
+            sendWaitingAcks();                                  // the consumer had its turn since: now the ACKs
             int total = socket.poll(rxBuf);
             if (total > 0) {
-                onGroup(total);
+                consumerReceiving = true;
+                try {
+                    onGroup(total);
+                } finally {
+                    consumerReceiving = false;
+                }
             }
             return Math.max(total, 0);
         } catch (Exception e) {
@@ -298,6 +310,23 @@ public final class RocePort implements PacketPort {
             return 0;
         } finally {
             receiving.unlock();
+        }
+    }
+
+    @Override
+    public boolean acksMayWait() {
+        return consumerReceiving;
+    }
+
+    @Override
+    public void ackWaits(AckSender qp) {
+        waitingAcks.addLast(qp);
+    }
+
+    /** Caller holds {@link #receiving}. */
+    private void sendWaitingAcks() {
+        for (AckSender qp; (qp = waitingAcks.pollFirst()) != null; ) {
+            qp.sendWaitingAck();
         }
     }
 

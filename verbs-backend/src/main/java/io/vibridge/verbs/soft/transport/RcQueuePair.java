@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * transport state runs under this object's monitor (posting threads, the device receive thread, timer
  * tasks, deferred READ responders); completion handlers are dispatched outside it.
  */
-public final class RcQueuePair implements QueuePair, Transmittable {
+public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.AckSender {
     private static final Logger LOG = LoggerFactory.getLogger(RcQueuePair.class);
 
     private final QpTable table;
@@ -230,6 +230,15 @@ public final class RcQueuePair implements QueuePair, Transmittable {
         if (!transmitScheduled) {
             transmitScheduled = true;
             port.scheduleTransmit(this);
+        }
+    }
+
+    @Override
+    public void sendWaitingAck() {
+        synchronized (this) {
+            if (state == QpState.RTR || state == QpState.RTS || state == QpState.SQD) {
+                responder.sendWaitingAck();
+            }
         }
     }
 

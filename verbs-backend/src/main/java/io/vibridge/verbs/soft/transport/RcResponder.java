@@ -69,6 +69,10 @@ final class RcResponder {
     private boolean heldAck;
     private int heldSyndrome;
     private int heldPsn;
+    /** Polling mode: a plain ACK waiting for the consumer's next idle poll ({@code PacketPort.acksMayWait}). */
+    private boolean ackWaiting;
+    private int waitingPsn;
+    private int waitingMsn;
     private int readNext;
     private int epoch;
 
@@ -134,6 +138,7 @@ final class RcResponder {
         epoch++;
         answering.clear();
         heldAck = false;
+        ackWaiting = false;
     }
 
     void unsupported(ByteBuffer pkt) {
@@ -499,13 +504,35 @@ final class RcResponder {
             heldPsn = psn;
             return;
         }
+        if (syndrome == Aeth.SYNDROME_ACK_NO_CREDIT && qp.port.acksMayWait()) {
+            if (!ackWaiting) {
+                ackWaiting = true;
+                qp.port.ackWaits(qp);
+            }
+            waitingPsn = psn;                               // cumulative: the latest one
+            waitingMsn = msn;
+            return;
+        }
         transmitAck(syndrome, psn);
     }
 
+    /** Sends the ACK that waited for the consumer's next idle poll, unless a later one went out meanwhile. */
+    void sendWaitingAck() {
+        if (ackWaiting) {
+            ackWaiting = false;
+            transmit(Aeth.SYNDROME_ACK_NO_CREDIT, waitingPsn, waitingMsn);
+        }
+    }
+
     private void transmitAck(int syndrome, int psn) {
+        ackWaiting = false;                                 // this one acknowledges at least as much
+        transmit(syndrome, psn, msn);
+    }
+
+    private void transmit(int syndrome, int psn, int ackMsn) {
         TxBatch out = qp.openBatch();
         try {
-            qp.begin(out, Opcode.ACKNOWLEDGE, false, false, psn, 0).aeth(syndrome, msn).finish();
+            qp.begin(out, Opcode.ACKNOWLEDGE, false, false, psn, 0).aeth(syndrome, ackMsn).finish();
         } finally {
             qp.closeBatch(out);
         }

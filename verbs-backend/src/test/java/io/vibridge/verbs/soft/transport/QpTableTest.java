@@ -74,6 +74,16 @@ class QpTableTest {
         public void scheduleTransmit(Transmittable source) {
             throw new AssertionError("nothing is sent");
         }
+
+        @Override
+        public boolean acksMayWait() {
+            return false;
+        }
+
+        @Override
+        public void ackWaits(AckSender qp) {
+            throw new UnsupportedOperationException();
+        }
     };
     private final SoftCompletionQueue cq = new SoftCompletionQueue(Runnable::run, 16);
 
