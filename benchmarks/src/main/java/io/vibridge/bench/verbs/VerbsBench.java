@@ -436,6 +436,14 @@ public final class VerbsBench implements Callable<Integer> {
                           Thread rx) {
         DeviceCounters before = dev.counters();
         com.sun.management.ThreadMXBean tmx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        // CPU per byte: the device's transmit thread (the doorbell) and receive thread (the window pumped on
+        // each ACK) lay out, seal and send the packets; the whole process includes this posting thread, which
+        // polls without pause
+        Thread tx = findThread("soft-tx-" + clientIp);
+        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long cpuDevice = threadCpu(tmx, tx) + threadCpu(tmx, rx);
+        long userDevice = threadUser(tmx, tx) + threadUser(tmx, rx);
+        long cpuProcess = os.getProcessCpuTime();
         long allocSelf = tmx.getCurrentThreadAllocatedBytes();
         long allocRx = rx == null ? 0 : tmx.getThreadAllocatedBytes(rx.threadId());
         long t0 = System.nanoTime();
@@ -464,15 +472,29 @@ public final class VerbsBench implements Callable<Integer> {
         long ns = System.nanoTime() - t0;
         long allocSelfAfter = tmx.getCurrentThreadAllocatedBytes() - allocSelf;
         long allocRxAfter = rx == null ? 0 : tmx.getThreadAllocatedBytes(rx.threadId()) - allocRx;
+        long cpuDeviceAfter = threadCpu(tmx, tx) + threadCpu(tmx, rx) - cpuDevice;
+        long kernelDeviceAfter = cpuDeviceAfter - (threadUser(tmx, tx) + threadUser(tmx, rx) - userDevice);
+        long cpuProcessAfter = os.getProcessCpuTime() - cpuProcess;
         DeviceCounters after = dev.counters();
         long pkts = (long) messages * ((size + mtu - 1) / mtu);
         double mbps = (double) messages * size / ns * 1e3;
         double pps = pkts / (ns / 1e9);
+        double gib = (double) messages * size / (1L << 30);
         System.out.printf("%s %d B x %d: %.1f MB/s, %.0f data packets/s, %d retransmissions; "
-                        + "allocated %.1f B/message on the posting thread, %.1f B/message on the receive thread%n",
+                        + "allocated %.1f B/message on the posting thread, %.1f B/message on the receive thread; "
+                        + "client CPU per GiB: device threads %.2f s (%.2f s of it in the kernel), process %.2f s%n",
                 name, size, messages, mbps, pps, after.retransmissions() - before.retransmissions(),
-                (double) allocSelfAfter / messages, (double) allocRxAfter / messages);
+                (double) allocSelfAfter / messages, (double) allocRxAfter / messages, cpuDeviceAfter / 1e9 / gib,
+                kernelDeviceAfter / 1e9 / gib, cpuProcessAfter / 1e9 / gib);
         return pps;
+    }
+
+    private static long threadCpu(java.lang.management.ThreadMXBean tmx, Thread t) {
+        return t == null ? 0 : tmx.getThreadCpuTime(t.threadId());
+    }
+
+    private static long threadUser(java.lang.management.ThreadMXBean tmx, Thread t) {
+        return t == null ? 0 : tmx.getThreadUserTime(t.threadId());
     }
 
     private Thread findThread(String prefix) {

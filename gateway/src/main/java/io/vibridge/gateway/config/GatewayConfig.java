@@ -24,7 +24,7 @@ import java.util.Set;
  * {@link ConfigError} naming its key.
  */
 public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, Limits limits, Security security,
-        Infiniband infiniband, Iwarp iwarp, Routes routes, Duration shutdownGrace) {
+        Infiniband infiniband, Iwarp iwarp, Routes routes, Duration shutdownGrace, Transport transport) {
 
     public static final String ROOT = "vibridge.gateway";
 
@@ -39,6 +39,16 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         public boolean rdmaTcp() {
             return rdmaTcpPort != OFF;
         }
+    }
+
+    /** The event loops' socket I/O ({@code transport}). */
+    public enum Transport {
+        /** Netty's native epoll transport when it loads, else NIO */
+        AUTO,
+        /** Netty's native epoll transport, or fail */
+        EPOLL,
+        /** Java NIO */
+        NIO
     }
 
     /** Admin HTTP endpoint. */
@@ -267,7 +277,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             Duration grace = nonNegative(c, "shutdown-grace");
             Iwarp iwarp = iwarp(c, listen, routes);
             GatewayConfig g = new GatewayConfig(listen, admin, vi, staging, limits, security, ib, iwarp, routes,
-                    grace);
+                    grace, transport(c));
             g.checkRoutes();
             return g;
         } catch (ConfigException.Missing e) {
@@ -363,6 +373,16 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         } catch (IllegalArgumentException e) {
             throw new ConfigError(key, e.getMessage());
         }
+    }
+
+    private static Transport transport(Config c) {
+        String t = string(c, "transport").trim().toLowerCase(java.util.Locale.ROOT);
+        return switch (t) {
+            case "auto" -> Transport.AUTO;
+            case "epoll" -> Transport.EPOLL;
+            case "nio" -> Transport.NIO;
+            default -> throw new ConfigError("transport", "must be auto, epoll or nio, got " + t);
+        };
     }
 
     private static Infiniband infiniband(Config c) {

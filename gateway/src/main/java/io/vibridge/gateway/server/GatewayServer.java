@@ -133,9 +133,9 @@ public final class GatewayServer implements AutoCloseable {
         }
     }
 
-    /** Starts with a Vert.x instance of its own; blocks until both listeners are bound. */
+    /** Starts with a Vert.x instance of its own, on the configured transport; blocks until the listeners are bound. */
     public static GatewayServer start(GatewayConfig config) {
-        return start(config, Vertx.vertx(), true);
+        return start(config, EventLoops.create(config.transport()), true);
     }
 
     public static GatewayServer start(GatewayConfig config, Vertx vertx, boolean ownsVertx) {
@@ -147,6 +147,11 @@ public final class GatewayServer implements AutoCloseable {
             throw e;
         }
         return s;
+    }
+
+    /** True when the event loops run on Netty's native epoll transport (vibridge.gateway.transport). */
+    public boolean nativeTransport() {
+        return vertx.isNativeTransportEnabled();
     }
 
     private void bind() {

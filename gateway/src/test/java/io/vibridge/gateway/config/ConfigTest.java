@@ -25,6 +25,7 @@ class ConfigTest {
         assertThat(c.security().enabled()).isFalse();
         assertThat(c.infiniband().udpOffload()).isEqualTo("auto");
         assertThat(c.infiniband().idle()).as("polling mode is opt-in").isEqualTo("block");
+        assertThat(c.transport()).isEqualTo(GatewayConfig.Transport.AUTO);
         // staging.max-slots = auto: the default staging pool admits the default connection limit when the JVM has
         // the direct memory for it (grows on demand up to max-slots); StagingSizeTest has the other cases
         GatewayConfig roomy = GatewayConfig.from(ConfigFactory.empty(), new MemoryLimits(4L << 30, 1L << 30, 16L << 30));
@@ -80,6 +81,7 @@ class ConfigTest {
         "infiniband.path-mtu = 3000 | infiniband.path-mtu",
         "infiniband.udp-offload = fast | infiniband.udp-offload",
         "infiniband.idle = busy | infiniband.idle",
+        "transport = io_uring | transport",
         "infiniband.retry-count = 9 | infiniband.retry-count",
         "security.key = short | security.key",
         "'security.route-keys { nosuch = \"0123456789abcdef0123\" }' | security.route-keys",
@@ -124,6 +126,14 @@ class ConfigTest {
                 .hasMessageContaining("vibridge.gateway.routes[0].receive-buffers: 64")
                 .hasMessageContaining("limits.buffer-per-connection (1048576 bytes) holds 15 slots")
                 .hasMessageContaining("staging.slot-size (65552 bytes)");
+    }
+
+    @Test
+    void theTransportIsReadWhateverItsCase() {
+        assertThat(GatewayConfig.from(ConfigFactory.parseString("vibridge.gateway.transport = EPOLL")).transport())
+                .isEqualTo(GatewayConfig.Transport.EPOLL);
+        assertThat(GatewayConfig.from(ConfigFactory.parseString("vibridge.gateway.transport = nio")).transport())
+                .isEqualTo(GatewayConfig.Transport.NIO);
     }
 
     @Test
