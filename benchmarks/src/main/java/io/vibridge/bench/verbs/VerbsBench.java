@@ -162,8 +162,8 @@ public final class VerbsBench implements Callable<Integer> {
             QueuePair qp = pd.createQueuePair(new QpInitAttributes(cq, cq, depth, RECV_DEPTH * depth));
             MemoryRegion target = pd.registerMemory(ByteBuffer.allocateDirect(depth * size),
                     EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-            // the receives cycle over depth x size bytes, the footprint of the WRITE target: a receive ring of
-            // RECV_DEPTH x that (32 MiB) made SEND pay cache misses WRITE did not (verbs-backend README "SEND and WRITE")
+            // the receives cycle over depth x size bytes, the footprint of the WRITE target, so that SEND and WRITE
+            // stream into the same memory (a ring of RECV_DEPTH x that, 32 MiB, touched memory WRITE did not)
             MemoryRegion recv = pd.registerMemory(ByteBuffer.allocateDirect(depth * size), EnumSet.of(Access.LOCAL_WRITE));
             MemoryRegion echo = pd.registerMemory(ByteBuffer.allocateDirect(64), EnumSet.of(Access.LOCAL_WRITE));
             ReceiveWorkRequest rwr = new ReceiveWorkRequest();
