@@ -438,7 +438,7 @@ public final class VerbsBench implements Callable<Integer> {
         com.sun.management.ThreadMXBean tmx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         // CPU per byte: the device's transmit thread (the doorbell) and receive thread (the window pumped on
         // each ACK) lay out, seal and send the packets; the whole process includes this posting thread, which
-        // polls without pause
+        // polls without pause (and, in polling mode, receives the ACKs itself while the receive thread stands aside)
         Thread tx = findThread("soft-tx-" + clientIp);
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long cpuDevice = threadCpu(tmx, tx) + threadCpu(tmx, rx);
