@@ -149,11 +149,9 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
         requester.post(wr);
     }
 
+    /** Without this QP's monitor: a consumer reposting receives does not wait for the receive thread ({@link ReceiveQueue}). */
     @Override
-    public synchronized void postRecv(ReceiveWorkRequest wr) {
-        if (state == QpState.RESET) {
-            throw new VerbsException("QP " + qpn + " is in RESET");
-        }
+    public void postRecv(ReceiveWorkRequest wr) {
         responder.postRecv(wr);
     }
 

@@ -22,18 +22,11 @@ import java.nio.ByteBuffer;
  * Responder of one RC QP (IB-WIRE-REFERENCE §4.3-§4.7): PSN check against ePSN (one sequence NAK per
  * gap), duplicates (ACK ePSN-1, READs re-executed from the responder-resource ring), opcode sequence,
  * receive WQE / RNR NAK, rkey + bounds + access + PD checks, execution, ACK when AckReq is set.
- * All methods run under the QP's monitor.
+ * All methods run under the QP's monitor but {@link #postRecv}.
  */
 final class RcResponder {
     /** Responder state between packets: which multi-packet message is in progress (§4.3 step 2). */
     enum InMessage { NONE, IN_SEND, IN_WRITE }
-
-    static final class Rwqe {
-        long wrId;
-        SoftMemoryRegion mr;
-        int off;
-        int len;
-    }
 
     /** A responder resource: a READ we answered, kept to replay duplicates (§4.6). */
     static final class ReadEntry {
@@ -48,9 +41,8 @@ final class RcResponder {
     }
 
     private final RcQueuePair qp;
-    private final Rwqe[] rq;
-    private long rqHead;
-    private long rqTail;
+    private final ReceiveQueue rq;
+    private final ReceiveQueue.Flushed flushedReceive;
     private int ePsn;
     private int msn;
     private boolean nakSent;
@@ -78,10 +70,8 @@ final class RcResponder {
 
     RcResponder(RcQueuePair qp, int maxRecv) {
         this.qp = qp;
-        this.rq = new Rwqe[maxRecv];
-        for (int i = 0; i < maxRecv; i++) {
-            rq[i] = new Rwqe();
-        }
+        this.rq = new ReceiveQueue(qp.qpn, maxRecv);
+        this.flushedReceive = id -> qp.recvCq.push(id, WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, false);
     }
 
     void start(RcAttributes a) {
@@ -98,41 +88,15 @@ final class RcResponder {
         return ePsn;
     }
 
+    /** Any thread, without the QP's monitor (see {@link ReceiveQueue}). */
     void postRecv(ReceiveWorkRequest wr) {
-        if (qp.state == QpState.ERROR) {
+        if (!rq.post(wr, qp.pd)) {                        // the QP is in the error state: flushed at once
             qp.recvCq.push(wr.wrId, WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, false);
-            return;
         }
-        if (rqTail - rqHead >= rq.length) {
-            throw new VerbsException("receive queue of QP " + qp.qpn + " is full (" + rq.length + ")");
-        }
-        SoftMemoryRegion mr = null;
-        if (wr.length > 0 || wr.region != null) {
-            if (!(wr.region instanceof SoftMemoryRegion m) || m.pd() != qp.pd) {
-                throw new IllegalArgumentException("receive memory region missing or of another protection domain");
-            }
-            if (wr.offset < 0 || wr.length < 0 || wr.offset > m.length() - wr.length) {
-                throw new IllegalArgumentException("receive range outside the memory region");
-            }
-            if (!m.localWrite()) {
-                throw new IllegalArgumentException("receive buffers need LOCAL_WRITE access");
-            }
-            mr = m;
-        }
-        Rwqe r = rq[(int) (rqTail % rq.length)];
-        r.wrId = wr.wrId;
-        r.mr = mr;
-        r.off = wr.offset;
-        r.len = wr.length;
-        rqTail++;
     }
 
     void flush() {
-        while (rqHead < rqTail) {
-            Rwqe r = rq[(int) (rqHead++ % rq.length)];
-            qp.recvCq.push(r.wrId, WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, false);
-            r.mr = null;
-        }
+        rq.flush(flushedReceive);
         recvClaimed = false;
         inMsg = InMessage.NONE;
         epoch++;
@@ -185,7 +149,7 @@ final class RcResponder {
 
     private void send(Opcode op, ByteBuffer pkt, int hl, int plen, int psn) {
         if (!recvClaimed) {
-            if (rqHead == rqTail) {
+            if (rq.isEmpty()) {
                 rnr(psn);
                 return;
             }
@@ -197,11 +161,12 @@ final class RcResponder {
             nakError(Aeth.INVALID_REQUEST, psn);
             return;
         }
-        Rwqe r = rq[(int) (rqHead % rq.length)];
+        ReceiveQueue.Rwqe r = rq.peek();
         if (plen > r.len - recvOff) {                      // §4.3 step 5: receive buffer too small
-            rqHead++;
+            long id = r.wrId;
+            rq.remove(r);
             recvClaimed = false;
-            qp.recvCq.push(r.wrId, WcStatus.LOCAL_LENGTH_ERROR, WcOpcode.RECV, recvOff, false, 0, qp.qpn, false);
+            qp.recvCq.push(id, WcStatus.LOCAL_LENGTH_ERROR, WcOpcode.RECV, recvOff, false, 0, qp.qpn, false);
             nakError(Aeth.INVALID_REQUEST, psn);
             return;
         }
@@ -213,15 +178,15 @@ final class RcResponder {
         ePsn = Psn.next(ePsn);
         if (last) {
             boolean imm = op.hasImmDt();
-            rqHead++;
+            long id = r.wrId;
+            rq.remove(r);
             recvClaimed = false;
             inMsg = InMessage.NONE;
             msn = Psn.next(msn);
             int immediate = imm ? ImmDt.value(pkt, op.immDtOffset()) : 0;
             receiveQueued();
-            qp.recvCq.push(r.wrId, WcStatus.SUCCESS, WcOpcode.RECV, recvOff, imm, immediate, qp.qpn,
+            qp.recvCq.push(id, WcStatus.SUCCESS, WcOpcode.RECV, recvOff, imm, immediate, qp.qpn,
                     Bth.solicitedEvent(pkt, 0));
-            r.mr = null;
         } else {
             inMsg = InMessage.IN_SEND;
         }
@@ -232,7 +197,7 @@ final class RcResponder {
 
     private void write(Opcode op, ByteBuffer pkt, int hl, int plen, int psn) {
         boolean imm = op.hasImmDt();
-        if (imm && rqHead == rqTail) {                      // WRITE with immediate consumes a receive
+        if (imm && rq.isEmpty()) {                          // WRITE with immediate consumes a receive
             rnr(psn);
             return;
         }
@@ -297,11 +262,12 @@ final class RcResponder {
             wQp = null;
             msn = Psn.next(msn);
             if (imm) {
-                Rwqe r = rq[(int) (rqHead++ % rq.length)];
+                ReceiveQueue.Rwqe r = rq.peek();
+                long id = r.wrId;
+                rq.remove(r);
                 receiveQueued();
-                qp.recvCq.push(r.wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, wTotal, true, immediate,
+                qp.recvCq.push(id, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, wTotal, true, immediate,
                         qp.qpn, Bth.solicitedEvent(pkt, 0));
-                r.mr = null;
             }
         } else {
             inMsg = InMessage.IN_WRITE;
