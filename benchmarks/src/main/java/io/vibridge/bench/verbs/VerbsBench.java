@@ -36,6 +36,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -65,6 +66,10 @@ public final class VerbsBench implements Callable<Integer> {
     int pingpongs = 20_000;
     @Option(names = "--messages", description = "64 KiB messages per bandwidth run (default: ${DEFAULT-VALUE})")
     int messages = 20_000;
+
+    @Option(names = "--warmup-messages", description = "untimed messages of each bandwidth run's kind before the "
+            + "first timed run (default: ${DEFAULT-VALUE})")
+    int warmupMessages = 5_000;
     @Option(names = "--size", description = "bandwidth message size (default: ${DEFAULT-VALUE})")
     int size = 64 * 1024;
     @Option(names = "--depth", description = "outstanding work requests (default: ${DEFAULT-VALUE})")
@@ -204,6 +209,12 @@ public final class VerbsBench implements Callable<Integer> {
                 WorkCompletion[] wcs = completions(32);
                 SendWorkRequest swr = new SendWorkRequest();
                 boolean spin = polling();
+                if (!spin) {
+                    // block: sleep until the CQ has a completion (ibv_req_notify_cq, as ib_send_bw -e), woken by the
+                    // receive thread itself; a timed poll on a 50 us park costs the streaming receive thread the CPU
+                    Thread me = Thread.currentThread();
+                    cq.onNotify(() -> LockSupport.unpark(me), Runnable::run);
+                }
                 int idle = 0;
                 while (true) {
                     int n = cq.poll(wcs);
@@ -212,11 +223,12 @@ public final class VerbsBench implements Callable<Integer> {
                             break;
                         }
                         events.poll();
-                        // spin briefly (latency), then back off so the receive thread gets the CPU
+                        // spin briefly (latency), then sleep until notified (a disconnect is seen within 1 ms)
                         if (spin || ++idle < 200) {
                             Thread.onSpinWait();
                         } else {
-                            java.util.concurrent.locks.LockSupport.parkNanos(idle < 2000 ? 1_000 : 50_000);
+                            cq.requestNotify(false);           // runs the handler at once if a completion came meanwhile
+                            LockSupport.parkNanos(1_000_000);
                         }
                         continue;
                     }
@@ -361,8 +373,11 @@ public final class VerbsBench implements Callable<Integer> {
 
             // 2. and 3. bandwidth
             Thread rx = findThread("soft-rx-" + clientIp);
-            double sendRate = stream(qp, cq, local, swr, wcs, WrOpcode.SEND, 0, 0, "SEND", dev, rx);
-            double writeRate = stream(qp, cq, local, swr, wcs, WrOpcode.RDMA_WRITE, raddr, rkey, "RDMA WRITE", dev, rx);
+            // warm-up, untimed: SEND runs first, and would otherwise pay alone for compiling the paths both share
+            stream(qp, cq, local, swr, wcs, WrOpcode.SEND, 0, 0, null, dev, rx, warmupMessages);
+            stream(qp, cq, local, swr, wcs, WrOpcode.RDMA_WRITE, raddr, rkey, null, dev, rx, warmupMessages);
+            double sendRate = stream(qp, cq, local, swr, wcs, WrOpcode.SEND, 0, 0, "SEND", dev, rx, messages);
+            double writeRate = stream(qp, cq, local, swr, wcs, WrOpcode.RDMA_WRITE, raddr, rkey, "RDMA WRITE", dev, rx, messages);
 
             // 4. raw UDP baseline
             double udpRate = udpBaseline();
@@ -430,10 +445,13 @@ public final class VerbsBench implements Callable<Integer> {
                 connectNs[(int) (connections * 0.99)] / 1e3, failures.get());
     }
 
-    /** Streams {@code messages} messages with {@code depth} outstanding; returns data packets per second. */
+    /**
+     * Streams {@code messages} messages with {@code depth} outstanding; returns data packets per second and prints
+     * the figures, unless {@code name} is null (a warm-up).
+     */
     private double stream(QueuePair qp, CompletionQueue cq, MemoryRegion local, SendWorkRequest swr,
                           WorkCompletion[] wcs, WrOpcode op, long raddr, int rkey, String name, VerbsDevice dev,
-                          Thread rx) {
+                          Thread rx, int messages) {
         DeviceCounters before = dev.counters();
         com.sun.management.ThreadMXBean tmx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         // CPU per byte: the device's transmit thread (the doorbell) and receive thread (the window pumped on
@@ -459,7 +477,7 @@ public final class VerbsBench implements Callable<Integer> {
             int n = cq.poll(wcs);
             for (int k = 0; k < n; k++) {
                 if (wcs[k].status != WcStatus.SUCCESS) {
-                    throw new IllegalStateException(name + " failed: " + wcs[k]);
+                    throw new IllegalStateException(op + " failed: " + wcs[k]);
                 }
                 if (wcs[k].opcode != WcOpcode.RECV) {
                     done++;
@@ -480,6 +498,9 @@ public final class VerbsBench implements Callable<Integer> {
         double mbps = (double) messages * size / ns * 1e3;
         double pps = pkts / (ns / 1e9);
         double gib = (double) messages * size / (1L << 30);
+        if (name == null) {
+            return pps;
+        }
         System.out.printf("%s %d B x %d: %.1f MB/s, %.0f data packets/s, %d retransmissions; "
                         + "allocated %.1f B/message on the posting thread, %.1f B/message on the receive thread; "
                         + "client CPU per GiB: device threads %.2f s (%.2f s of it in the kernel), process %.2f s%n",
