@@ -73,8 +73,8 @@ public final class ViClient implements AutoCloseable {
     /** Opens an active-only NIC, registers memory, creates the VI and posts the receives (not connected yet). */
     public static ViClient open(ViClientOptions o) throws IOException {
         // platform threads: a tool holds a few connections, and a virtual reader waits for each read through the
-        // JDK's poller thread and a carrier (two hand-offs); through the gateway on 2 cores that was a tenth of the
-        // Send throughput (verbs-backend README, "Where the time goes")
+        // JDK's poller thread and a carrier (two hand-offs); on 2 cores that cost the gateway's Send stream 7%
+        // (README-bridge, "Where the time goes")
         NicConfig nc = NicConfig.loopback().withListen(null).withName("vibridge-tool").withKey(o.key())
                 .withPlatformThreads(true);
         ViNic nic = ViNic.open(nc);
