@@ -38,5 +38,11 @@ public enum Capability {
      * the queue pairs use them (IB-WIRE-REFERENCE §5.7). Without it the provider may choose its own values
      * for these (rdma_cm takes them from the port and its module parameters) and ignore the caller's.
      */
-    CM_RETRY_CONTROL
+    CM_RETRY_CONTROL,
+    /**
+     * {@link CompletionQueue#moderate} holds an armed notification back until several completions wait or a
+     * period has passed, as {@code ibv_modify_cq} with {@code IBV_CQ_ATTR_MODERATE} does on hardware that has
+     * it (mlx5; not rxe). Without it {@code moderate} throws and every completion raises the notification.
+     */
+    CQ_MODERATION
 }

@@ -24,6 +24,21 @@ public interface CompletionQueue extends AutoCloseable {
      */
     void onNotify(Runnable handler, Executor executor);
 
+    /**
+     * Completion moderation ({@code ibv_modify_cq}, {@code IBV_CQ_ATTR_MODERATE}): an armed notification is
+     * raised once {@code count} completions wait, or {@code periodMicros} after the first of them arrived,
+     * whichever comes first; an error completion raises it at once. {@code (1, 0)}, the default, raises it on
+     * every completion. A consumer that sleeps between notifications trades up to {@code periodMicros} of latency
+     * for one wake-up per {@code count} completions; it may change the values at any time (Linux's
+     * {@code rdma_dim} steps them by the completions it finds per event). Both are 16-bit, as in the verb.
+     *
+     * @throws IllegalArgumentException count outside 1..65535 or period outside 0..65535
+     * @throws UnsupportedOperationException the device lacks {@link Capability#CQ_MODERATION}
+     */
+    default void moderate(int count, int periodMicros) {
+        throw new UnsupportedOperationException("completion moderation: the provider has no CQ_MODERATION");
+    }
+
     int capacity();
 
     @Override

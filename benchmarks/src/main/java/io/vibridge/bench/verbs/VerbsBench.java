@@ -2,6 +2,7 @@ package io.vibridge.bench.verbs;
 
 import io.vibridge.verbs.Access;
 import io.vibridge.verbs.AcceptParams;
+import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.CompletionQueue;
 import io.vibridge.verbs.ConnectParams;
@@ -87,6 +88,46 @@ public final class VerbsBench implements Callable<Integer> {
     @Option(names = "--idle", description = "both devices' receive threads and both benchmark threads: block, spin "
             + "or backoff (the soft device option idle; default: ${DEFAULT-VALUE})")
     String idle = "block";
+    @Option(names = "--cq-moderation", defaultValue = "16/500", converter = ModerationConverter.class,
+            description = "block mode: the server's completion queue moderation while its wake-ups find several "
+                    + "completions each, COUNT/PERIOD_US, or off (default: ${DEFAULT-VALUE})")
+    Moderation cqModeration;
+
+    /** {@link CompletionQueue#moderate}'s arguments; null: off. */
+    record Moderation(int count, int periodMicros) {
+        @Override
+        public String toString() {
+            return count + "/" + periodMicros;
+        }
+    }
+
+    /** {@code --cq-moderation COUNT/PERIOD_US|off}, checked as {@link CompletionQueue#moderate} checks them. */
+    static final class ModerationConverter implements CommandLine.ITypeConverter<Moderation> {
+        @Override
+        public Moderation convert(String value) {
+            if (value.equalsIgnoreCase("off")) {
+                return null;
+            }
+            String[] parts = value.split("/");
+            try {
+                Moderation m = new Moderation(Integer.parseInt(parts[0].trim()), Integer.parseInt(parts[1].trim()));
+                if (parts.length == 2 && m.count() >= 2 && m.count() <= 0xFFFF && m.periodMicros() >= 1
+                        && m.periodMicros() <= 0xFFFF) {
+                    return m;
+                }
+            } catch (RuntimeException e) {
+                // reported below
+            }
+            throw new CommandLine.TypeConversionException("COUNT/PERIOD_US (count 2..65535, period 1..65535 us) "
+                    + "or off, not '" + value + "'");
+        }
+    }
+
+    /**
+     * A server wake-up that finds this many completions (or more) is taken for a stream, and moderation starts; one
+     * that finds one (or none: an idle timeout) ends it.
+     */
+    static final int STREAM_BATCH = 4;
 
     public static void main(String[] args) {
         // INFO logging (the library has no logback.xml of its own; logback would default to DEBUG)
@@ -127,7 +168,7 @@ public final class VerbsBench implements Callable<Integer> {
         Process server = new ProcessBuilder(java.toString(), "-Xmx1g", "--enable-native-access=ALL-UNNAMED",
                 "-Dlogback.configurationFile=" + System.getProperty("logback.configurationFile"), "-cp", System.getProperty("java.class.path"),
                 VerbsBench.class.getName(), "--role", "server", "--server-ip", serverIp, "--client-ip", clientIp, "--idle", idle,
-                "--size", Integer.toString(size), "--depth", Integer.toString(depth))
+                "--cq-moderation", cqModeration == null ? "off" : cqModeration.toString(), "--size", Integer.toString(size), "--depth", Integer.toString(depth))
                 .redirectErrorStream(true).start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
@@ -215,6 +256,12 @@ public final class VerbsBench implements Callable<Integer> {
                     Thread me = Thread.currentThread();
                     cq.onNotify(() -> LockSupport.unpark(me), Runnable::run);
                 }
+                Moderation moderation = spin ? null : moderation(dev);
+                boolean moderated = false;
+                int batch = 0;                                  // completions taken since the last wake-up
+                long wakeups = 0;
+                long moderationStarts = 0;
+                long received = 0;
                 int idle = 0;
                 while (true) {
                     int n = cq.poll(wcs);
@@ -223,16 +270,29 @@ public final class VerbsBench implements Callable<Integer> {
                             break;
                         }
                         events.poll();
-                        // spin briefly (latency), then sleep until notified (a disconnect is seen within 1 ms)
-                        if (spin || ++idle < 200) {
+                        // spin briefly (latency), then sleep until notified (a disconnect is seen within 1 ms);
+                        // in a moderated stream sleep at once: the next completions are not due before COUNT
+                        if (spin || !moderated && ++idle < 200) {
                             Thread.onSpinWait();
                         } else {
+                            // Linux's rdma_dim in two steps: a wake-up that found several completions means a
+                            // stream, so let them gather (one wake-up per COUNT); one that found a single
+                            // completion means round trips, each of which must wake us at once
+                            if (moderation != null && (moderated ? batch <= 1 : batch >= STREAM_BATCH)) {
+                                moderated = !moderated;
+                                moderationStarts += moderated ? 1 : 0;
+                                cq.moderate(moderated ? moderation.count() : 1, moderated ? moderation.periodMicros() : 0);
+                            }
+                            batch = 0;
+                            wakeups++;
                             cq.requestNotify(false);           // runs the handler at once if a completion came meanwhile
                             LockSupport.parkNanos(1_000_000);
                         }
                         continue;
                     }
                     idle = 0;
+                    batch += n;
+                    received += n;
                     for (int i = 0; i < n; i++) {
                         WorkCompletion wc = wcs[i];
                         if (wc.status != WcStatus.SUCCESS) {
@@ -252,10 +312,22 @@ public final class VerbsBench implements Callable<Integer> {
                         }
                     }
                 }
+                System.out.printf("server consumer: %d completions, %d sleeps; completion moderation %s%n", received,
+                        wakeups, moderation == null ? "off" : moderation + " us, turned on "
+                                + moderationStarts + " times");
                 System.out.println("server counters " + dev.counters());
             }
         }
         return 0;
+    }
+
+    /** {@code --cq-moderation}, or null: off, or the device cannot moderate. */
+    private Moderation moderation(VerbsDevice dev) {
+        if (cqModeration != null && !dev.capabilities().contains(Capability.CQ_MODERATION)) {
+            System.out.println("server: the device has no completion moderation; every completion wakes the consumer");
+            return null;
+        }
+        return cqModeration;
     }
 
     /** Where receive {@code wrId} lands in the server's receive region. */

@@ -18,7 +18,8 @@ public final class DisniProvider implements VerbsProvider {
      * rdma_cm only (no OUT_OF_BAND_CONNECT). DiSNI 2.1's rdma_cm binding (DisniConnectionManager) emits
      * empty private data in ConnectRequest and Established (no CM_PRIVATE_DATA), accepts only TCP
      * port-space Service IDs 0x106xxxx (no ANY_SERVICE_ID), and uses only the CM response timeout,
-     * private data, read depths and retry counts of ConnectParams (no CM_RETRY_CONTROL).
+     * private data, read depths and retry counts of ConnectParams (no CM_RETRY_CONTROL). It binds no
+     * ibv_modify_cq (no CQ_MODERATION).
      */
     static final Set<Capability> CAPABILITIES = Set.of();
     private static volatile String loadError;

@@ -145,7 +145,7 @@ public final class SoftDevice implements VerbsDevice, RocePort.Inbound {
 
     @Override
     public CompletionQueue createCompletionQueue(int capacity) {
-        return new SoftCompletionQueue(port.events(), capacity, port.polls() ? port::pollInput : null);
+        return new SoftCompletionQueue(port.events(), capacity, port.polls() ? port::pollInput : null, port.timers());
     }
 
     @Override

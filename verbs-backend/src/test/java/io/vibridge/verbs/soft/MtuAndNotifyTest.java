@@ -3,6 +3,7 @@ package io.vibridge.verbs.soft;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.verbs.AcceptParams;
+import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.ConnectParams;
 import io.vibridge.verbs.SendWorkRequest;
@@ -16,7 +17,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Small path MTUs (with padding), CQ notification on the caller's executor, CM events on it too. */
+/**
+ * Small path MTUs (with padding), CQ notification on the caller's executor (moderated too), CM events on it too.
+ */
 class MtuAndNotifyTest {
     @Test
     void everyOperationAtPathMtu256() throws Exception {
@@ -72,6 +75,34 @@ class MtuAndNotifyTest {
             assertThat(fired).isEmpty();                      // one event per arm
         } finally {
             mine.shutdownNow();
+        }
+    }
+
+    @Test
+    void aModeratedQueueNotifiesWhenItsCountHasArrived() throws Exception {
+        try (Connected c = new Connected(1 << 20, 32, null, AcceptParams.defaults(null))) {
+            assertThat(c.b.device.capabilities()).contains(Capability.CQ_MODERATION);
+            WorkCompletion[] wcs = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion()};
+            BlockingQueue<Integer> found = new ArrayBlockingQueue<>(10);
+            c.b.cq.onNotify(() -> found.add(c.b.cq.poll(wcs)), null);        // how many the notification found
+            c.b.cq.moderate(3, 65_535);
+            c.b.cq.requestNotify(false);
+            for (int i = 1; i <= 3; i++) {
+                c.b.postRecv(i, 0, 100);
+            }
+            for (int i = 1; i <= 3; i++) {                                   // one burst: well inside 65 ms
+                c.a.post(new SendWorkRequest().set(i, WrOpcode.SEND, c.a.mr, 0, 10));
+            }
+            assertThat(found.poll(30, TimeUnit.SECONDS)).isEqualTo(3);
+            for (int i = 1; i <= 3; i++) {
+                assertThat(c.a.next().status).isEqualTo(WcStatus.SUCCESS);
+            }
+            c.b.cq.moderate(1, 0);                                           // unmoderated again: one is enough
+            c.b.cq.requestNotify(false);
+            c.b.postRecv(4, 0, 100);
+            c.a.post(new SendWorkRequest().set(4, WrOpcode.SEND, c.a.mr, 0, 10));
+            assertThat(found.poll(30, TimeUnit.SECONDS)).isEqualTo(1);
+            assertThat(c.a.next().status).isEqualTo(WcStatus.SUCCESS);
         }
     }
 

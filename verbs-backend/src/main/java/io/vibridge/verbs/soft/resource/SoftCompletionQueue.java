@@ -5,6 +5,9 @@ import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,6 +16,9 @@ import org.slf4j.LoggerFactory;
  * Completion queue: a fixed ring of completion fields (no allocation per completion). If a producer
  * finds it full the completion is dropped, counted in {@link #overruns()} and logged: size CQs for
  * all the work requests that can be outstanding on the QPs that use them.
+ *
+ * <p>Moderation ({@link #moderate}) holds an armed notification back until {@code count} completions wait or
+ * the period, timed from the first of them, ends on the device's timer thread.
  */
 public final class SoftCompletionQueue implements CompletionQueue {
     private static final Logger LOG = LoggerFactory.getLogger(SoftCompletionQueue.class);
@@ -35,9 +41,20 @@ public final class SoftCompletionQueue implements CompletionQueue {
     private boolean solicitedOnly;
     private Runnable handler;
     private Executor executor;
+    /** Runs moderation periods; null: this queue cannot moderate. */
+    private final ScheduledExecutorService timers;
+    private final Runnable periodEnd = this::periodEnded;
+    private int moderationCount = 1;
+    private long moderationPeriodNanos;
+    /** Armed, and a completion that may raise the notification waits: moderation holds it back. */
+    private boolean due;
+    /** When the period of the completion that made the notification {@link #due} ends (nanoTime). */
+    private long periodEndsAt;
+    /** A period timer is scheduled and has not run: one at a time, each checking {@link #periodEndsAt}. */
+    private boolean periodPending;
 
     public SoftCompletionQueue(Executor events, int capacity) {
-        this(events, capacity, null);
+        this(events, capacity, null, null);
     }
 
     /**
@@ -46,8 +63,9 @@ public final class SoftCompletionQueue implements CompletionQueue {
      * handler is set ({@link #onNotify}): an event-driven consumer, such as the gateway's event loop, never
      * runs the device's receive path inside its own poll.
      */
-    public SoftCompletionQueue(Executor events, int capacity, IntSupplier input) {
+    public SoftCompletionQueue(Executor events, int capacity, IntSupplier input, ScheduledExecutorService timers) {
         this.input = input;
+        this.timers = timers;
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be >= 1");
         }
@@ -67,6 +85,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
                      boolean solicited) {
         Runnable toRun = null;
         Executor ex = null;
+        boolean startPeriod = false;
         synchronized (this) {
             if (tail - head >= capacity) {
                 overruns++;
@@ -82,13 +101,83 @@ public final class SoftCompletionQueue implements CompletionQueue {
             qpn[i] = qp;
             flags[i] = (byte) ((hasImm ? 1 : 0) | (solicited ? 2 : 0));
             if (armed && handler != null && (!solicitedOnly || solicited || st != WcStatus.SUCCESS)) {
-                armed = false;
-                toRun = handler;
-                ex = executor;
+                if (tail - head >= moderationCount || st != WcStatus.SUCCESS) {
+                    armed = false;
+                    due = false;
+                    toRun = handler;
+                    ex = executor;
+                } else if (!due) {
+                    startPeriod = becomeDue();
+                }
             }
         }
         if (toRun != null) {
             (ex != null ? ex : events).execute(toRun);
+        } else if (startPeriod) {
+            schedulePeriodEnd(moderationPeriodNanos);
+        }
+    }
+
+    /** The first completion the armed notification is held back for: its period starts. Returns: schedule a timer. */
+    private boolean becomeDue() {
+        due = true;
+        periodEndsAt = System.nanoTime() + moderationPeriodNanos;
+        boolean schedule = !periodPending;
+        periodPending = true;
+        return schedule;
+    }
+
+    private void schedulePeriodEnd(long delayNanos) {
+        try {
+            timers.schedule(periodEnd, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // the device is closing: its queue pairs flush, and nobody waits for this notification
+        }
+    }
+
+    /**
+     * The timer: raises the notification if its period is over, else (a timer left from an earlier arm, which the
+     * count raised) waits out the rest of the current period.
+     */
+    private void periodEnded() {
+        Runnable toRun = null;
+        Executor ex = null;
+        long left = 0;
+        synchronized (this) {
+            if (armed && due && handler != null) {
+                left = periodEndsAt - System.nanoTime();
+                if (left <= 0) {
+                    armed = false;
+                    due = false;
+                    toRun = handler;
+                    ex = executor;
+                }
+            }
+            periodPending = left > 0;
+        }
+        if (toRun != null) {
+            (ex != null ? ex : events).execute(toRun);
+        } else if (left > 0) {
+            schedulePeriodEnd(left);
+        }
+    }
+
+    @Override
+    public void moderate(int count, int periodMicros) {
+        if (count < 1 || count > 0xFFFF || periodMicros < 0 || periodMicros > 0xFFFF) {
+            throw new IllegalArgumentException("moderation count must be 1..65535 and period 0..65535 us, not "
+                    + count + " and " + periodMicros);
+        }
+        if (count > 1 && periodMicros == 0) {
+            throw new IllegalArgumentException("a moderation count above 1 needs a period: a lone completion would "
+                    + "never raise the notification");
+        }
+        if (count > 1 && timers == null) {
+            throw new UnsupportedOperationException("this completion queue has no timer for moderation periods");
+        }
+        synchronized (this) {
+            moderationCount = count;
+            moderationPeriodNanos = TimeUnit.MICROSECONDS.toNanos(periodMicros);
         }
     }
 
@@ -125,17 +214,23 @@ public final class SoftCompletionQueue implements CompletionQueue {
     public void requestNotify(boolean solicitedOnly) {
         Runnable toRun = null;
         Executor ex = null;
+        boolean startPeriod = false;
         synchronized (this) {
             this.solicitedOnly = solicitedOnly;
-            if (head < tail && handler != null) {
+            if (tail - head >= moderationCount && handler != null) {
                 toRun = handler;
                 ex = executor;
             } else {
                 armed = true;
+                if (head < tail && handler != null && !due) {   // fewer than the moderation count wait
+                    startPeriod = becomeDue();
+                }
             }
         }
         if (toRun != null) {
             (ex != null ? ex : events).execute(toRun);
+        } else if (startPeriod) {
+            schedulePeriodEnd(moderationPeriodNanos);
         }
     }
 
