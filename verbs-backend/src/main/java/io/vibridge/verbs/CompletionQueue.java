@@ -29,8 +29,9 @@ public interface CompletionQueue extends AutoCloseable {
      * raised once {@code count} completions wait, or {@code periodMicros} after the first of them arrived,
      * whichever comes first; an error completion raises it at once. {@code (1, 0)}, the default, raises it on
      * every completion. A consumer that sleeps between notifications trades up to {@code periodMicros} of latency
-     * for one wake-up per {@code count} completions; it may change the values at any time (Linux's
-     * {@code rdma_dim} steps them by the completions it finds per event). Both are 16-bit, as in the verb.
+     * for one wake-up per {@code count} completions; it may change the values at any time, from the next
+     * completion or arm on (Linux's {@code rdma_dim} steps them by the completions it finds per event). Both are
+     * 16-bit, as in the verb; a count above 1 needs a period.
      *
      * @throws IllegalArgumentException count outside 1..65535 or period outside 0..65535
      * @throws UnsupportedOperationException the device lacks {@link Capability#CQ_MODERATION}

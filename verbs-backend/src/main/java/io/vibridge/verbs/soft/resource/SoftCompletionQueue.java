@@ -85,7 +85,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
                      boolean solicited) {
         Runnable toRun = null;
         Executor ex = null;
-        boolean startPeriod = false;
+        long period = -1;
         synchronized (this) {
             if (tail - head >= capacity) {
                 overruns++;
@@ -107,24 +107,29 @@ public final class SoftCompletionQueue implements CompletionQueue {
                     toRun = handler;
                     ex = executor;
                 } else if (!due) {
-                    startPeriod = becomeDue();
+                    period = becomeDue();
                 }
             }
         }
         if (toRun != null) {
             (ex != null ? ex : events).execute(toRun);
-        } else if (startPeriod) {
-            schedulePeriodEnd(moderationPeriodNanos);
+        } else if (period >= 0) {
+            schedulePeriodEnd(period);
         }
     }
 
-    /** The first completion the armed notification is held back for: its period starts. Returns: schedule a timer. */
-    private boolean becomeDue() {
+    /**
+     * The first completion the armed notification is held back for: its period starts. Returns the delay of the
+     * timer to schedule, or -1 when one is scheduled already (it will find the new {@link #periodEndsAt}).
+     */
+    private long becomeDue() {
         due = true;
         periodEndsAt = System.nanoTime() + moderationPeriodNanos;
-        boolean schedule = !periodPending;
+        if (periodPending) {
+            return -1;
+        }
         periodPending = true;
-        return schedule;
+        return moderationPeriodNanos;
     }
 
     private void schedulePeriodEnd(long delayNanos) {
@@ -214,7 +219,7 @@ public final class SoftCompletionQueue implements CompletionQueue {
     public void requestNotify(boolean solicitedOnly) {
         Runnable toRun = null;
         Executor ex = null;
-        boolean startPeriod = false;
+        long period = -1;
         synchronized (this) {
             this.solicitedOnly = solicitedOnly;
             if (tail - head >= moderationCount && handler != null) {
@@ -223,14 +228,14 @@ public final class SoftCompletionQueue implements CompletionQueue {
             } else {
                 armed = true;
                 if (head < tail && handler != null && !due) {   // fewer than the moderation count wait
-                    startPeriod = becomeDue();
+                    period = becomeDue();
                 }
             }
         }
         if (toRun != null) {
             (ex != null ? ex : events).execute(toRun);
-        } else if (startPeriod) {
-            schedulePeriodEnd(moderationPeriodNanos);
+        } else if (period >= 0) {
+            schedulePeriodEnd(period);
         }
     }
 
