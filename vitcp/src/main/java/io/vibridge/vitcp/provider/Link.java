@@ -89,6 +89,13 @@ final class Link implements ConnectionPeer {
     private volatile Thread reader;
     /** Consumers reading the socket themselves (polling mode): the reader thread parks while there are any. */
     private final java.util.concurrent.atomic.AtomicInteger pollers = new java.util.concurrent.atomic.AtomicInteger();
+    /**
+     * How long the reader thread, standing aside for polling consumers, sleeps between looks at {@link #pollers}.
+     * The last consumer to stop polling with its completion does not wake it: it polls again within microseconds
+     * (after each round trip), and a wake-up there put a futex call on its path and a third runnable thread beside
+     * two spinning ones. Input that arrives once nobody polls waits at most this long.
+     */
+    static final long POLLERS_LOOK_NANOS = 200_000;
 
     Link(ViNic nic, SocketChannel channel) {
         this.nic = nic;
@@ -200,7 +207,7 @@ final class Link implements ConnectionPeer {
         try {
             while (!closed) {
                 if (pollers.get() > 0) {                        // a consumer in VipRecvWait reads meanwhile
-                    LockSupport.park(this);
+                    LockSupport.parkNanos(this, POLLERS_LOOK_NANOS);
                     lastRead = System.nanoTime();
                     continue;
                 }
@@ -297,8 +304,12 @@ final class Link implements ConnectionPeer {
         pollers.incrementAndGet();
     }
 
-    void endPolling() {
-        if (pollers.decrementAndGet() == 0) {
+    /**
+     * {@code satisfied}: the consumer got its completion and will likely poll again soon, so the reader looks again
+     * by itself ({@link #POLLERS_LOOK_NANOS}); otherwise it is about to block, and the last poller wakes the reader.
+     */
+    void endPolling(boolean satisfied) {
+        if (pollers.decrementAndGet() == 0 && !satisfied) {
             LockSupport.unpark(reader);
         }
     }

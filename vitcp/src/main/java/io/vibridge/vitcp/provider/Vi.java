@@ -559,7 +559,7 @@ public final class Vi {
                 }
             } finally {
                 if (l != null) {
-                    l.endPolling();
+                    l.endPolling(head.isDone());
                 }
             }
         }
