@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.vitcp.engine.Status;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -56,6 +58,44 @@ class PollingModeTest {
             f.serverVi.postRecv(Descriptor.receive().data(s, 0, 64));
             f.clientVi.postSend(Descriptor.send().data(c, 0, 8));
             assertThat(f.serverVi.recvWait(T).length()).isEqualTo(8);
+        }
+    }
+
+    /**
+     * A waiter that leaves with its completion does not wake the reader thread (it would poll again soon); the
+     * reader takes the socket back by itself, so input nobody polls for (a notification handler's) still arrives.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"spin", "backoff"})
+    void theReaderTakesTheSocketBackAfterAPollingWaiterLeft(String idle) throws Exception {
+        IdleStrategy strategy = IdleStrategy.parse(idle);
+        try (Fixture f = new Fixture(Fixture.loopback("server").withIdle(strategy),
+                Fixture.loopback("client").withIdle(strategy))) {
+            f.connect(ReliabilityLevel.RELIABLE_DELIVERY);
+            MemoryRegion c = f.clientRegion(64);
+            MemoryRegion s = f.serverRegion(64);
+            f.clientVi.postRecv(Descriptor.receive().data(c, 0, 64));
+            CompletableFuture<Descriptor> polled = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return f.clientVi.recvWait(T);                   // polls, and reads the socket itself
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(50);                                       // (so that it is polling when the Send comes)
+            f.serverVi.postSend(Descriptor.send().data(s, 0, 8));
+            assertThat(polled.get(10, TimeUnit.SECONDS).length()).isEqualTo(8);
+            CompletableFuture<Descriptor> notified = new CompletableFuture<>();
+            f.clientVi.postRecv(Descriptor.receive().data(c, 0, 64));
+            f.clientVi.recvNotify(notified::complete);
+            f.serverVi.postSend(Descriptor.send().data(s, 0, 8));     // nobody polls: only the reader delivers it
+            assertThat(notified.get(10, TimeUnit.SECONDS).length()).isEqualTo(8);
+            f.clientVi.postRecv(Descriptor.receive().data(c, 0, 64));
+            f.clientVi.postRecv(Descriptor.receive().data(c, 0, 64));
+            f.serverVi.postSend(Descriptor.send().data(s, 0, 8));
+            f.serverVi.postSend(Descriptor.send().data(s, 0, 8));
+            assertThat(f.clientVi.recvWait(T).length()).isEqualTo(8);
+            assertThat(f.clientVi.recvWait(T).length()).isEqualTo(8);
         }
     }
 }
