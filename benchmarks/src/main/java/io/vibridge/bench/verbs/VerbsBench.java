@@ -168,7 +168,8 @@ public final class VerbsBench implements Callable<Integer> {
         Process server = new ProcessBuilder(java.toString(), "-Xmx1g", "--enable-native-access=ALL-UNNAMED",
                 "-Dlogback.configurationFile=" + System.getProperty("logback.configurationFile"), "-cp", System.getProperty("java.class.path"),
                 VerbsBench.class.getName(), "--role", "server", "--server-ip", serverIp, "--client-ip", clientIp, "--idle", idle,
-                "--cq-moderation", cqModeration == null ? "off" : cqModeration.toString(), "--size", Integer.toString(size), "--depth", Integer.toString(depth))
+                "--cq-moderation", cqModeration == null ? "off" : cqModeration.toString(),
+                "--size", Integer.toString(size), "--depth", Integer.toString(depth))
                 .redirectErrorStream(true).start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));

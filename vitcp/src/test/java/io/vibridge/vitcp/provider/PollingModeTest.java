@@ -17,12 +17,16 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class PollingModeTest {
 
+    /** A server and a client NIC, both with the idle strategy {@code idle}. */
+    private static Fixture polling(String idle) throws java.io.IOException {
+        IdleStrategy strategy = IdleStrategy.parse(idle);
+        return new Fixture(Fixture.loopback("server").withIdle(strategy), Fixture.loopback("client").withIdle(strategy));
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"spin", "backoff"})
     void roundTripsStreamsAndQuietSpells(String idle) throws Exception {
-        IdleStrategy strategy = IdleStrategy.parse(idle);
-        try (Fixture f = new Fixture(Fixture.loopback("server").withIdle(strategy),
-                Fixture.loopback("client").withIdle(strategy))) {
+        try (Fixture f = polling(idle)) {
             f.connect(ReliabilityLevel.RELIABLE_RECEPTION);
             MemoryRegion c = f.clientRegion(64);
             MemoryRegion s = f.serverRegion(64);
@@ -68,9 +72,7 @@ class PollingModeTest {
     @ParameterizedTest
     @ValueSource(strings = {"spin", "backoff"})
     void theReaderTakesTheSocketBackAfterAPollingWaiterLeft(String idle) throws Exception {
-        IdleStrategy strategy = IdleStrategy.parse(idle);
-        try (Fixture f = new Fixture(Fixture.loopback("server").withIdle(strategy),
-                Fixture.loopback("client").withIdle(strategy))) {
+        try (Fixture f = polling(idle)) {
             f.connect(ReliabilityLevel.RELIABLE_DELIVERY);
             MemoryRegion c = f.clientRegion(64);
             MemoryRegion s = f.serverRegion(64);
