@@ -104,6 +104,10 @@ final class RcRequester {
         this.qp = qp;
         this.window = window;
         this.maxPktPerAck = maxPktPerAck;
+        if (maxPktPerAck < 1 || maxPktPerAck > window / 2) {
+            // see nextFollows: a full window must hold a packet that asks for an ACK
+            throw new IllegalArgumentException("maxPktPerAck " + maxPktPerAck + " must be within 1.." + window / 2);
+        }
         this.ring = new Wqe[maxSend];
         for (int i = 0; i < maxSend; i++) {
             ring[i] = new Wqe();
@@ -202,6 +206,19 @@ final class RcRequester {
         return !rnrWait && Psn.compare(curPsn, compPsn) < window && !(probing && curPsn != compPsn);
     }
 
+    /**
+     * Whether the WQE after the cursor's may start without waiting for an answer: then the message ending now
+     * asks for no ACK of its own, the next AckReq's answer acknowledges it too (ACKs are cumulative; the
+     * requester sets the ACK rate, IB-WIRE-REFERENCE §4.4). rxe asks at every message's end; in a stream that is an ACK, a {@code sendmsg} and a
+     * receive-thread wake-up per message on the two sides, and an ACK opening one message's worth of window,
+     * so that the window refills a message, and two part-filled {@code UDP_SEGMENT} groups, at a time. A shut
+     * window does not stop the next WQE for this purpose: {@code maxPktPerAck} is at most half the window, so a
+     * packet with AckReq is in flight whenever the window is full.
+     */
+    private boolean nextFollows() {
+        return cursor + 1 < tail && (!at(cursor + 1).op.isRead() || readsInFlight < maxReads);
+    }
+
     /** Transmits what the window, the READ limit and an RNR wait allow. */
     void pump() {
         if (qp.state != QpState.RTS || rnrWait) {
@@ -254,7 +271,7 @@ final class RcRequester {
                 } else {
                     op = write ? Opcode.RDMA_WRITE_MIDDLE : Opcode.SEND_MIDDLE;
                 }
-                boolean ackReq = last || probing || ++pktsSinceAckReq >= maxPktPerAck;
+                boolean ackReq = probing || (last && !nextFollows()) || ++pktsSinceAckReq >= maxPktPerAck;
                 if (ackReq) {
                     pktsSinceAckReq = 0;
                 }

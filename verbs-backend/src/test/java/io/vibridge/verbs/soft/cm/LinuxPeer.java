@@ -68,6 +68,15 @@ final class LinuxPeer implements AutoCloseable {
         ch.send(pkt.limit(len), device);
     }
 
+    /** A plain ACK (syndrome 0x1F) of every request up to {@code psn}, as rxe's responder sends it. */
+    void sendAck(int destQp, int psn, int msn) throws IOException {
+        ByteBuffer pkt = ByteBuffer.allocate(PacketWriter.packetLength(Opcode.ACKNOWLEDGE, 0));
+        int len = writer.begin(pkt, 0, Opcode.ACKNOWLEDGE, false, Bth.DEFAULT_PKEY, destQp, false, psn, 0)
+                .aeth(io.vibridge.verbs.soft.wire.Aeth.SYNDROME_ACK_NO_CREDIT, msn).finish();
+        icrc.sealIpv4(self, dev, Icrc.ROCE_PORT, Icrc.ROCE_PORT, pkt, 0, len);
+        ch.send(pkt.limit(len), device);
+    }
+
     void sendRc(Opcode op, int destQp, int psn, byte[] payload) throws IOException {
         ByteBuffer pkt = ByteBuffer.allocate(PacketWriter.packetLength(op, payload.length));
         int len = writer.begin(pkt, 0, op, false, Bth.DEFAULT_PKEY, destQp, true, psn, payload.length)

@@ -1,0 +1,140 @@
+package io.vibridge.verbs.soft.cm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vibridge.verbs.Access;
+import io.vibridge.verbs.MemoryRegion;
+import io.vibridge.verbs.ProtectionDomain;
+import io.vibridge.verbs.QpConnection;
+import io.vibridge.verbs.QpInitAttributes;
+import io.vibridge.verbs.QueuePair;
+import io.vibridge.verbs.SendWorkRequest;
+import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.verbs.WrOpcode;
+import io.vibridge.verbs.soft.SoftParams;
+import io.vibridge.verbs.soft.TestDevices;
+import io.vibridge.verbs.soft.wire.Bth;
+import io.vibridge.verbs.soft.wire.Opcode;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which packets of our requester ask for an ACK (BTH AckReq), read on the wire by a plain-socket responder: a
+ * message with nothing behind it always does, so that its completion never waits for the retry timer; a message
+ * with more queued behind it, which may start at once, leaves the asking to a later packet (ACKs are cumulative,
+ * IB-WIRE-REFERENCE §4.4), at least every {@link SoftParams#MAX_PKT_PER_ACK} packets. The window is filled first,
+ * so that later posts queue up and go out together when the peer's ACK opens it.
+ */
+class AckRequestRateTest {
+    private static final int PEER_QPN = 0x31;
+    private static final int SQ_PSN = 0x4000;
+    private static final int MTU = 1024;
+    private static final int WINDOW = SoftParams.WINDOW;
+
+    @Test
+    void messagesQueuedBehindOthersLeaveTheAskingToTheLastOne() throws Exception {
+        try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
+            Sender s = new Sender(dev, peer, 1);
+            for (int i = 0; i < WINDOW; i++) {                      // alone when posted: each asks
+                s.send(1);
+            }
+            assertThat(s.received(WINDOW)).allMatch(p -> p.ackReq);
+            for (int i = 0; i < 3; i++) {                           // the window is shut: these wait
+                s.send(1);
+            }
+            s.send(2 * MTU);                                        // two packets
+            peer.sendAck(s.qp.qpNum(), SQ_PSN + 4, 5);              // opens five PSNs: all of them go
+            assertThat(s.received(5)).extracting(Packet::describe).containsExactly(
+                    "SEND_ONLY@" + (SQ_PSN + WINDOW),
+                    "SEND_ONLY@" + (SQ_PSN + WINDOW + 1),
+                    "SEND_ONLY@" + (SQ_PSN + WINDOW + 2),
+                    "SEND_FIRST@" + (SQ_PSN + WINDOW + 3),
+                    "SEND_LAST@" + (SQ_PSN + WINDOW + 4) + " AckReq");
+        }
+    }
+
+    @Test
+    void aLongQueueStillAsksEveryMaxPacketsPerAck() throws Exception {
+        try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
+            Sender s = new Sender(dev, peer, 1);
+            for (int i = 0; i < WINDOW; i++) {
+                s.send(1);
+            }
+            s.received(WINDOW);
+            int queued = WINDOW;
+            for (int i = 0; i < queued; i++) {
+                s.send(1);
+            }
+            peer.sendAck(s.qp.qpNum(), SQ_PSN + WINDOW - 1, WINDOW);  // the whole window opens
+            List<Packet> next = s.received(WINDOW);
+            List<Integer> asking = new ArrayList<>();
+            for (int i = 0; i < next.size(); i++) {
+                if (next.get(i).ackReq) {
+                    asking.add(i);
+                }
+            }
+            int every = SoftParams.MAX_PKT_PER_ACK;
+            assertThat(asking).containsExactly(every - 1, 2 * every - 1);   // the last queued is the 128th
+        }
+    }
+
+    @Test
+    void aMessageAsksWhenTheReadBehindItMustWaitForAnotherRead() throws Exception {
+        try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
+            Sender s = new Sender(dev, peer, 1);                    // one READ in flight at most
+            for (int i = 0; i < WINDOW - 1; i++) {
+                s.send(1);
+            }
+            s.read();                                               // the window's last PSN
+            s.received(WINDOW);
+            s.send(1);
+            s.read();                                               // behind it, blocked by the first READ
+            peer.sendAck(s.qp.qpNum(), SQ_PSN, 1);                  // opens one PSN: the SEND goes alone
+            assertThat(s.received(1)).extracting(Packet::describe)
+                    .containsExactly("SEND_ONLY@" + (SQ_PSN + WINDOW) + " AckReq");
+        }
+    }
+
+    /** Our device's QP connected to the peer, with an ACK timeout long enough never to fire here. */
+    private static final class Sender {
+        final QueuePair qp;
+        final MemoryRegion mr;
+        final LinuxPeer peer;
+        long wrId;
+
+        Sender(VerbsDevice dev, LinuxPeer peer, int readDepth) throws Exception {
+            this.peer = peer;
+            ProtectionDomain pd = dev.allocateProtectionDomain();
+            qp = pd.createQueuePair(QpInitAttributes.of(dev.createCompletionQueue(1024), 512));
+            mr = pd.registerMemory(ByteBuffer.allocateDirect(4 * MTU), EnumSet.of(Access.LOCAL_WRITE));
+            qp.connect(QpConnection.of(peer.address(), PEER_QPN, SQ_PSN, 0x100, MTU)
+                    .withReadDepth(readDepth, readDepth).withRetries(7, 7, 24));
+        }
+
+        void send(int length) {
+            qp.postSend(new SendWorkRequest().set(++wrId, WrOpcode.SEND, mr, 0, length));
+        }
+
+        void read() {
+            qp.postSend(new SendWorkRequest().set(++wrId, WrOpcode.RDMA_READ, mr, 0, 8).remote(0x9000, 0x77));
+        }
+
+        List<Packet> received(int n) throws Exception {
+            List<Packet> out = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                ByteBuffer p = peer.receiveRc();
+                out.add(new Packet(Opcode.lookup(Bth.opcode(p, 0)), Bth.psn(p, 0), Bth.ackRequest(p, 0)));
+            }
+            return out;
+        }
+    }
+
+    private record Packet(Opcode op, int psn, boolean ackReq) {
+        String describe() {
+            return op + "@" + psn + (ackReq ? " AckReq" : "");
+        }
+    }
+}
