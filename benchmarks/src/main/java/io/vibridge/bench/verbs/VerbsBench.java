@@ -57,10 +57,11 @@ public final class VerbsBench implements Callable<Integer> {
 
     @Option(names = "--role", description = "orchestrate | server | client (default: ${DEFAULT-VALUE})")
     String role = "orchestrate";
+    // clear of the tests' soft devices (127.0.0.2-150) and of benchmarks/compare's (127.0.0.200-203)
     @Option(names = "--server-ip", description = "server device address (default: ${DEFAULT-VALUE})")
-    String serverIp = "127.0.0.30";
+    String serverIp = "127.0.0.210";
     @Option(names = "--client-ip", description = "client device address (default: ${DEFAULT-VALUE})")
-    String clientIp = "127.0.0.31";
+    String clientIp = "127.0.0.211";
     @Option(names = "--provider", description = "verbs provider name (default: automatic)")
     String provider;
     @Option(names = "--pingpongs", description = "round trips measured (default: ${DEFAULT-VALUE})")

@@ -17,6 +17,7 @@ import io.vibridge.vitcp.provider.ViNic;
 import io.vibridge.vitcp.rdmatcp.FrameCheck;
 import io.vibridge.vitcp.rdmatcp.RdmaTcpCrc;
 import io.vibridge.vitcp.rdmatcp.RdmaTcpFrame;
+import io.vibridge.vitcp.testing.TeeRelay;
 import io.vibridge.vitcp.wire.ConnectReject;
 import io.vibridge.vitcp.wire.ConnectRequest;
 import io.vibridge.vitcp.wire.ConnectionAttributes;

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.vitcp.engine.OrderingHint;
 import io.vibridge.vitcp.engine.Status;
+import io.vibridge.vitcp.testing.TeeRelay;
 import io.vibridge.vitcp.wire.ConnectAccept;
 import io.vibridge.vitcp.wire.ConnectRequest;
 import io.vibridge.vitcp.rdmatcp.RdmaTcpFrame;
@@ -40,7 +41,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class UnorderedOperationsTest {
 
-    /** The {@link WireTap} reads native segment headers: in seed-004 framing the client connects directly. */
+    /** The {@link TeeRelay} reads native segment headers: in seed-004 framing the client connects directly. */
     static final boolean TAPPED = Fixture.FRAMING == Encapsulation.VITCP;
 
     static Stream<Arguments> levelsAndFlowControl() {
@@ -56,7 +57,7 @@ class UnorderedOperationsTest {
      * Creates both VIs, the server pre-posting {@code receives}, and connects the client through {@code tap} in
      * native framing, directly to the server's port in seed-004 framing.
      */
-    private static void connectThrough(Fixture f, WireTap tap, ViAttributes server, ViAttributes client,
+    private static void connectThrough(Fixture f, TeeRelay tap, ViAttributes server, ViAttributes client,
             List<Descriptor> receives) throws Exception {
         f.serverVi = f.server.createVi(server, null, null);
         f.clientVi = f.client.createVi(client, null, null);
@@ -71,7 +72,8 @@ class UnorderedOperationsTest {
                     throw new IllegalStateException(e);
                 }
             }, Fixture.OWN_THREAD);
-            f.clientVi.connectRequest(CLIENT, TAPPED ? tap.address(SERVER) : f.serverAddress(SERVER), T);
+            ViNetAddress to = TAPPED ? new ViNetAddress(tap.address(), SERVER) : f.serverAddress(SERVER);
+            f.clientVi.connectRequest(CLIENT, to, T);
             accepted.get(T.toSeconds(), TimeUnit.SECONDS);
         }
     }
@@ -85,7 +87,7 @@ class UnorderedOperationsTest {
     @MethodSource("levelsAndFlowControl")
     void unorderedSendWriteAndRead_crossAsTypes9to11_andArriveIntact(ReliabilityLevel level, boolean flowControl)
             throws Exception {
-        try (Fixture f = new Fixture(); WireTap tap = new WireTap(Fixture.port(f.server))) {
+        try (Fixture f = new Fixture(); TeeRelay tap = new TeeRelay(Fixture.port(f.server))) {
             MemoryRegion sr = f.serverRegion(1 << 20);
             MemoryRegion cr = f.clientRegion(1 << 20);
             Descriptor rxSend = Descriptor.receive().data(sr, 0, 100_000);
@@ -140,7 +142,7 @@ class UnorderedOperationsTest {
                 expected.add(SegmentType.RDMA_READ_REQUEST_UNORDERED);
             }
             if (TAPPED) {
-                assertThat(messages(tap.toServer())).isEqualTo(expected);
+                assertThat(messages(tap.segmentTypes(true))).isEqualTo(expected);
             }
             assertThat(f.clientVi.state()).isEqualTo(ViState.CONNECTED);
             assertThat(f.serverVi.state()).isEqualTo(ViState.CONNECTED);
@@ -150,7 +152,7 @@ class UnorderedOperationsTest {
     @ParameterizedTest
     @EnumSource(ReliabilityLevel.class)
     void completionsAtTheSender_stayInPostingOrder_whenTypesMix(ReliabilityLevel level) throws Exception {
-        try (Fixture f = new Fixture(); WireTap tap = new WireTap(Fixture.port(f.server))) {
+        try (Fixture f = new Fixture(); TeeRelay tap = new TeeRelay(Fixture.port(f.server))) {
             MemoryRegion sr = f.serverRegion(1 << 20);
             MemoryRegion cr = f.clientRegion(1 << 20);
             List<Descriptor> receives = new ArrayList<>();
@@ -199,7 +201,7 @@ class UnorderedOperationsTest {
             }
             if (TAPPED && level != ReliabilityLevel.RELIABLE_RECEPTION) {
                 // no Message ACK at these levels: after the first (ordered) Send, everything goes ordered
-                List<SegmentType> types = messages(tap.toServer());
+                List<SegmentType> types = messages(tap.segmentTypes(true));
                 assertThat(types).first().isEqualTo(SegmentType.SEND);
                 assertThat(types).noneMatch(SegmentType::isUnordered);
             }

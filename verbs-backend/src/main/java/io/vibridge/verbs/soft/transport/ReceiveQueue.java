@@ -1,5 +1,6 @@
 package io.vibridge.verbs.soft.transport;
 
+import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.ReceiveWorkRequest;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.soft.resource.SoftMemoryRegion;
@@ -49,7 +50,7 @@ final class ReceiveQueue {
      * Checks and queues {@code wr} (any thread); false when the queue was flushed, the caller then completes
      * it with a flush error.
      */
-    boolean post(ReceiveWorkRequest wr, Object pd) {
+    boolean post(ReceiveWorkRequest wr, ProtectionDomain pd) {
         SoftMemoryRegion mr = null;
         if (wr.length > 0 || wr.region != null) {
             if (!(wr.region instanceof SoftMemoryRegion m) || m.pd() != pd) {

@@ -3,6 +3,7 @@ package io.vibridge.verbs.soft.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.ReceiveWorkRequest;
 import io.vibridge.verbs.VerbsException;
 import java.util.ArrayList;
@@ -13,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /** The receive queue posters fill without the QP's monitor: order, room, and no receive lost to a flush. */
 class ReceiveQueueTest {
-    private static final Object PD = new Object();
+    /** The receives here name no memory region: their protection domain is never consulted. */
+    private static final ProtectionDomain PD = null;
 
     @Test
     void takesInPostOrderAndRefusesWhenFull() {

@@ -1,5 +1,7 @@
-package io.vibridge.vitcp.cli;
+package io.vibridge.vitcp.testing;
 
+import io.vibridge.vitcp.wire.SegmentType;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,12 +18,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * A loopback TCP relay for one connection that records every chunk it forwards, in each direction, in
  * the order it read them: what a capture on the wire between the two would hold. A chunk is recorded
- * before it is forwarded, so an answer is never recorded before what caused it.
+ * before it is forwarded, so an answer is never recorded before what caused it, and whatever the far side
+ * has seen is already recorded.
  */
-final class TeeRelay implements AutoCloseable {
+public final class TeeRelay implements AutoCloseable {
 
     /** Bytes read from one side in one read. */
-    record Chunk(boolean fromClient, byte[] bytes) {
+    public record Chunk(boolean fromClient, byte[] bytes) {
     }
 
     private final ServerSocket server;
@@ -30,7 +33,7 @@ final class TeeRelay implements AutoCloseable {
     private volatile Socket client;
     private volatile Socket upstream;
 
-    TeeRelay(InetSocketAddress target) throws IOException {
+    public TeeRelay(InetSocketAddress target) throws IOException {
         server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         Thread.ofVirtual().start(() -> {
             try {
@@ -50,19 +53,52 @@ final class TeeRelay implements AutoCloseable {
     }
 
     /** Where the client connects instead of the target. */
-    InetSocketAddress address() {
+    public InetSocketAddress address() {
         return new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
     }
 
     /** Waits until both directions ended (each side closed), then returns every chunk in order. */
-    List<Chunk> awaitChunks(long timeout, TimeUnit unit) throws InterruptedException {
+    public List<Chunk> awaitChunks(long timeout, TimeUnit unit) throws InterruptedException {
         if (!directionsEnded.await(timeout, unit)) {
             throw new IllegalStateException("the relayed connection did not close");
         }
         close();
+        return chunks();
+    }
+
+    /** The chunks forwarded so far, in order, while the connection lasts. */
+    public List<Chunk> chunks() {
         synchronized (chunks) {
             return List.copyOf(chunks);
         }
+    }
+
+    /**
+     * The VI/TCP segment types forwarded in one direction so far, in wire order (VITCP-PROFILE §2: type in bits
+     * 7..3 of byte 1, Segment Length in bytes 2..3), up to an incomplete segment or a type the profile reserves.
+     */
+    public List<SegmentType> segmentTypes(boolean fromClient) {
+        ByteArrayOutputStream stream = new ByteArrayOutputStream();
+        for (Chunk c : chunks()) {
+            if (c.fromClient() == fromClient) {
+                stream.writeBytes(c.bytes());
+            }
+        }
+        byte[] b = stream.toByteArray();
+        List<SegmentType> types = new ArrayList<>();
+        for (int off = 0; off + 4 <= b.length; ) {
+            int length = (b[off + 2] & 0xFF) << 8 | (b[off + 3] & 0xFF);
+            if (length < 4) {
+                break;
+            }
+            try {
+                types.add(SegmentType.of((b[off + 1] & 0xFF) >>> 3, 1));
+            } catch (RuntimeException reserved) {
+                break;
+            }
+            off += length;
+        }
+        return types;
     }
 
     /** Forwards one direction; at its end of stream, half-closes the other side as TCP does. */
