@@ -207,13 +207,13 @@ final class RcRequester {
     }
 
     /**
-     * Whether the WQE after the cursor's may start without waiting for an answer: then the message ending now
-     * asks for no ACK of its own, the next AckReq's answer acknowledges it too (ACKs are cumulative; the
-     * requester sets the ACK rate, IB-WIRE-REFERENCE §4.4). rxe asks at every message's end; in a stream that is an ACK, a {@code sendmsg} and a
-     * receive-thread wake-up per message on the two sides, and an ACK opening one message's worth of window,
-     * so that the window refills a message, and two part-filled {@code UDP_SEGMENT} groups, at a time. A shut
-     * window does not stop the next WQE for this purpose: {@code maxPktPerAck} is at most half the window, so a
-     * packet with AckReq is in flight whenever the window is full.
+     * Whether the WQE after the cursor's may start at once: it exists and is not a READ waiting for the READ
+     * limit. The message ending now then asks for no ACK of its own; the answer to a later packet's AckReq
+     * acknowledges it too (ACKs are cumulative, the requester sets the ACK rate: IB-WIRE-REFERENCE §4.4). rxe
+     * asks at every message's end, which in a stream costs an ACK, a {@code sendmsg} and a receive-thread
+     * wake-up per message and lets each ACK reopen the window by one message (verbs-backend README, "One ACK
+     * per window's worth"). A shut window does not count: {@code maxPktPerAck} is at most half the window, so
+     * a full window always holds a packet that asks.
      */
     private boolean nextFollows() {
         return cursor + 1 < tail && (!at(cursor + 1).op.isRead() || readsInFlight < maxReads);
