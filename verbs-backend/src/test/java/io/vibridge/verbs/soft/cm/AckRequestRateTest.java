@@ -43,10 +43,7 @@ class AckRequestRateTest {
     void messagesQueuedBehindOthersLeaveTheAskingToTheLastOne() throws Exception {
         try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
             Sender s = new Sender(dev, peer, 1);
-            for (int i = 0; i < WINDOW; i++) {                      // alone when posted: each asks
-                s.send(1);
-            }
-            assertThat(s.received(WINDOW)).allMatch(p -> p.ackReq);
+            assertThat(s.fillWindow()).allMatch(p -> p.ackReq);     // alone when posted: each asks
             for (int i = 0; i < 3; i++) {                           // the window is shut: these wait
                 s.send(1);
             }
@@ -65,10 +62,7 @@ class AckRequestRateTest {
     void aLongQueueStillAsksEveryMaxPacketsPerAck() throws Exception {
         try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
             Sender s = new Sender(dev, peer, 1);
-            for (int i = 0; i < WINDOW; i++) {
-                s.send(1);
-            }
-            s.received(WINDOW);
+            s.fillWindow();
             int queued = WINDOW;
             for (int i = 0; i < queued; i++) {
                 s.send(1);
@@ -107,10 +101,7 @@ class AckRequestRateTest {
     void aReadResponseCompletesTheMessageThatLeftTheAskingToIt() throws Exception {
         try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
             Sender s = new Sender(dev, peer, 1);
-            for (int i = 0; i < WINDOW; i++) {
-                s.send(1);
-            }
-            s.received(WINDOW);
+            s.fillWindow();
             s.send(1);                                              // the window is shut: both wait
             s.read();                                               // behind the SEND, free to start at once
             peer.sendAck(s.qp.qpNum(), SQ_PSN + WINDOW - 1, WINDOW);
@@ -165,6 +156,14 @@ class AckRequestRateTest {
                 ids.add(wc[0].wrId);
             }
             return ids;
+        }
+
+        /** Posts one-packet SENDs one by one until the window is full; returns them as the peer received them. */
+        List<Packet> fillWindow() throws Exception {
+            for (int i = 0; i < WINDOW; i++) {
+                send(1);
+            }
+            return received(WINDOW);
         }
 
         List<Packet> received(int n) throws Exception {
