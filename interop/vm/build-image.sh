@@ -168,7 +168,39 @@ build_siw() {
         echo "sha256=$(sha256sum "$out/siw.ko" | cut -d' ' -f1)"
     } >"$out/info.txt"
 }
-img_key=$( { echo "base=$base_key"; cat "$HERE/build-image.sh";
+# libdisni: DiSNI 2.1's JNI library (the disni verbs provider loads it), built from the sources vendored in
+# deploy/vendor/disni-2.1 against the base's rdma-core headers (no source host is reachable from here), in a
+# throw-away copy of the base tree; the JNI headers are the host JDK's (the only files of a JDK it reads).
+DISNI_SRC=$(cd "$HERE/../../deploy/vendor/disni-2.1/libdisni" && pwd)
+# build_libdisni TREE JDK_HOME OUT LOG
+build_libdisni() {
+    local tree=$1 jdk=$2 out=$3 log=$4 rc=0
+    printf 'deb %s %s main\n' "$MIRROR" "$SUITE" >"$tree/etc/apt/sources.list"
+    cp --remove-destination /etc/resolv.conf "$tree/etc/resolv.conf" 2>/dev/null || true
+    mkdir -p "$CACHE/debs-disni/partial" "$tree/build/jdk/include/linux"
+    cp -r "$DISNI_SRC" "$tree/build/libdisni"
+    cp "$jdk/include/jni.h" "$tree/build/jdk/include/"
+    cp "$jdk/include/linux/jni_md.h" "$tree/build/jdk/include/linux/"
+    mount -t proc proc "$tree/proc"
+    mount --bind "$CACHE/debs-disni" "$tree/var/cache/apt/archives"
+    {
+        chroot "$tree" apt-get update -q \
+        && DEBIAN_FRONTEND=noninteractive chroot "$tree" apt-get install -y -q --no-install-recommends \
+            make g++ autoconf automake libtool libibverbs-dev librdmacm-dev \
+        && chroot "$tree" sh -ec 'cd /build/libdisni; ./autoprepare.sh; ./configure --with-jdk=/build/jdk; make'
+    } >>"$log" 2>&1 || rc=$?
+    umount "$tree/var/cache/apt/archives"
+    umount "$tree/proc"
+    ((rc == 0)) || return "$rc"
+    mkdir -p "$out"
+    cp -L "$tree/build/libdisni/src/.libs/libdisni.so" "$out/libdisni.so"
+    {
+        echo "built with: $(chroot "$tree" dpkg-query -W -f '${Package} ${Version}\n' g++ libibverbs-dev librdmacm-dev \
+            | paste -sd, | sed 's/,/, /g')"
+        echo "sha256=$(sha256sum "$out/libdisni.so" | cut -d' ' -f1)"
+    } >"$out/info.txt"
+}
+img_key=$( { echo "base=$base_key"; cat "$HERE/build-image.sh"; (cd "$DISNI_SRC" && find . -type f | LC_ALL=C sort | xargs sha256sum);
              cd "$HERE/guest" && for f in $(LC_ALL=C ls); do echo "== $f $(stat -c %a "$f")"; cat "$f"; done; } \
            | sha256sum | cut -c1-16)
 BASE=$CACHE/base-$base_key
@@ -241,6 +273,31 @@ else
     say "siw.ko cached: $SIW"
 fi
 
+# --- libdisni for the base's rdma-core ---------------------------------------------------------------
+JDK_FOR_JNI=${JAVA_HOME:-$(ls -d /usr/lib/jvm/temurin-25-jdk-amd64 2>/dev/null || ls -d /usr/lib/jvm/*/ | head -n1)}
+[[ -f $JDK_FOR_JNI/include/jni.h ]] || die "no JDK with include/jni.h (set JAVA_HOME) to build libdisni"
+disni_key=$( { echo "base=$base_key"; declare -f build_libdisni; (cd "$DISNI_SRC" && find . -type f | LC_ALL=C sort | xargs sha256sum);
+               sha256sum "$JDK_FOR_JNI/include/jni.h" "$JDK_FOR_JNI/include/linux/jni_md.h" | cut -d' ' -f1; } \
+             | sha256sum | cut -c1-16)
+DISNI=$CACHE/disni-$disni_key
+if [[ $FORCE == 1 || ! -f $DISNI/.complete ]]; then
+    say "building libdisni (DiSNI 2.1, vendored sources) in a copy of the base tree ..."
+    t0=$(date +%s)
+    rm -rf "$DISNI"
+    cp -a "$BASE" "$WORK/disnitree"
+    if ! build_libdisni "$WORK/disnitree" "$JDK_FOR_JNI" "$WORK/disni" "$LOG"; then
+        cp "$LOG" "$CACHE/last-build.log"
+        tail -n 30 "$LOG" >&2
+        die "libdisni build failed (full log: $CACHE/last-build.log)"
+    fi
+    rm -rf "$WORK/disnitree"
+    mv "$WORK/disni" "$DISNI"
+    touch "$DISNI/.complete"
+    say "libdisni built in $(( $(date +%s) - t0 )) s: $DISNI"
+else
+    say "libdisni cached: $DISNI"
+fi
+
 # --- image tree: base + guest files ------------------------------------------------------------
 t0=$(date +%s)
 T=$WORK/tree
@@ -276,6 +333,9 @@ install -D -m 0644 "$SIW/siw.ko" "$T/lib/modules/$kver/updates/siw.ko"
 chroot "$T" depmod -a "$kver" >>"$LOG" 2>&1 || die "depmod failed"
 grep -q '^updates/siw\.ko:' "$T/lib/modules/$kver/modules.dep" || die "depmod did not pick up updates/siw.ko"
 
+# libdisni where the JVM's default java.library.path looks (/usr/lib), as in deploy/Dockerfile.rdma
+install -m 0755 "$DISNI/libdisni.so" "$T/usr/lib/libdisni.so"
+
 # kernel + a small initrd: just what mounts an ext4 root on virtio-blk (MODULES=most makes a 36 MB
 # initrd that costs ~2 s of emulated boot)
 printf 'MODULES=list\n' >"$T/etc/initramfs-tools/conf.d/vibridge.conf"
@@ -306,6 +366,7 @@ mkfs.ext4 -q -F -L vibridge-root -O ^has_journal -E root_owner=0:0 -d "$T" "$WOR
 {
     echo "key=$img_key base=$base_key siw=$siw_key suite=$SUITE kernel=$kver"
     echo "siw: $(paste -sd' ' "$SIW/info.txt")"
+    echo "libdisni: disni=$disni_key $(paste -sd' ' "$DISNI/info.txt")"
     echo "built=$(date -u +%FT%TZ) tree_mb=$used_mb image_mb=$size_mb"
     chroot "$T" dpkg-query -W -f '${Package} ${Version}\n' 2>/dev/null \
         | grep -E '^(linux-image|rdma-core|ibverbs|rdmacm-utils|perftest|socat|systemd |iproute2|udev|tcpdump)'
@@ -325,6 +386,11 @@ done
 for b in "$CACHE"/siw-*; do
     [[ -d $b && $b != "$SIW" ]] || continue
     grep -qs "siw=${b##*/siw-}" "$CACHE"/img-*/manifest.txt || rm -rf "$b"
+done
+
+for b in "$CACHE"/disni-*; do
+    [[ -d $b && $b != "$DISNI" ]] || continue
+    grep -qs "disni=${b##*/disni-}" "$CACHE"/img-*/manifest.txt || rm -rf "$b"
 done
 
 say "image build took $(( $(date +%s) - t_start )) s"

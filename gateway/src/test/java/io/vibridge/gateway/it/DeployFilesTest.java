@@ -208,6 +208,10 @@ class DeployFilesTest {
                 "COPY --from=libdisni /usr/local/lib/libdisni.so /usr/lib/libdisni.so",
                 "JAVA_OPTS=\"-XX:MaxRAMPercentage=30 -XX:+ExitOnOutOfMemoryError\"");
         assertThat(main).contains("JAVA_OPTS=\"-XX:MaxRAMPercentage=30 -XX:+ExitOnOutOfMemoryError\"");
+        // libdisni comes from the vendored sources in the build context (deploy/), with the script they ship
+        assertThat(text).contains("COPY vendor/disni-2.1/libdisni /src/libdisni", "./autoprepare.sh;");
+        assertThat(DEPLOY.resolve("vendor/disni-2.1/libdisni/autoprepare.sh")).isRegularFile();
+        assertThat(DEPLOY.resolve("vendor/disni-2.1/LICENSE")).isRegularFile();
     }
 
     @Test

@@ -3,7 +3,9 @@ package io.vibridge.verbs.disni;
 import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.DeviceConfig;
 import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.VerbsProvider;
+import java.io.File;
 import java.util.Set;
 
 /**
@@ -22,6 +24,8 @@ public final class DisniProvider implements VerbsProvider {
      * ibv_modify_cq (no CQ_MODERATION).
      */
     static final Set<Capability> CAPABILITIES = Set.of();
+    /** The JVM option DiSNI 2.1 needs on JDK 16 and later ({@link #checkJdkAccess}). */
+    public static final String ADD_EXPORTS = "--add-exports java.base/sun.nio.ch=ALL-UNNAMED";
     private static volatile String loadError;
     private static volatile boolean loaded;
 
@@ -46,8 +50,8 @@ public final class DisniProvider implements VerbsProvider {
         }
         String libName = System.mapLibraryName("disni");
         boolean found = false;
-        for (String dir : System.getProperty("java.library.path", "").split(java.io.File.pathSeparator)) {
-            if (!dir.isEmpty() && new java.io.File(dir, libName).isFile()) {
+        for (String dir : System.getProperty("java.library.path", "").split(File.pathSeparator)) {
+            if (!dir.isEmpty() && new File(dir, libName).isFile()) {
                 found = true;
                 break;
             }
@@ -68,9 +72,28 @@ public final class DisniProvider implements VerbsProvider {
         }
     }
 
+    /**
+     * Null when DiSNI's Java side can run here, else why not. DiSNI 2.1's {@code MemoryUtils} reads a direct
+     * buffer's address by casting it to {@code sun.nio.ch.DirectBuffer}, which JDK 16 and later keep closed
+     * unless the JVM exports the package to us: without that every DiSNI call that touches a buffer (the
+     * rdma_cm event channel already does) fails with an {@link IllegalAccessError} that names nothing useful.
+     */
+    static String checkJdkAccess() {
+        Module ours = DisniProvider.class.getModule();
+        return Object.class.getModule().isExported("sun.nio.ch", ours) ? null
+                : "DiSNI 2.1 needs the JVM option " + ADD_EXPORTS + " (its MemoryUtils casts to sun.nio.ch.DirectBuffer;"
+                        + " the vibridge launcher passes it)";
+    }
+
+    /** Null when libdisni loads and DiSNI's Java side may run, else why not. */
+    private static String unusableReason() {
+        String err = loadNative();
+        return err != null ? err : checkJdkAccess();
+    }
+
     @Override
     public Availability availability(DeviceConfig config) {
-        String err = loadNative();
+        String err = unusableReason();
         if (err != null) {
             return Availability.no(err);
         }
@@ -80,9 +103,9 @@ public final class DisniProvider implements VerbsProvider {
 
     @Override
     public VerbsDevice open(DeviceConfig config) {
-        String err = loadNative();
+        String err = unusableReason();
         if (err != null) {
-            throw new io.vibridge.verbs.VerbsException("disni provider unusable: " + err);
+            throw new VerbsException("disni provider unusable: " + err);
         }
         return new DisniDevice(config);
     }
