@@ -22,9 +22,10 @@ public final class Verbs {
     }
 
     /**
-     * Opens a device. With {@code config.provider()} set, that provider or a {@link VerbsException}
-     * saying why it is unusable; otherwise the highest-priority usable provider (DiSNI when its native
-     * library loads and a device exists, else soft).
+     * Opens a device. With {@code config.provider()} set, that provider or a {@link VerbsException} saying why it
+     * is unusable; otherwise the highest-priority usable provider among those {@linkplain
+     * VerbsProvider#selectedAutomatically() selected automatically}, logged in one line with why each one before it
+     * was passed over.
      */
     public static VerbsDevice open(DeviceConfig config) {
         List<VerbsProvider> all = providers();
@@ -38,18 +39,34 @@ public final class Verbs {
                     return p.open(config);
                 }
             }
-            throw new VerbsException("no verbs provider named " + config.provider());
+            throw new VerbsException("no verbs provider named " + config.provider() + " (there are "
+                    + String.join(", ", names(all)) + ")");
         }
-        StringBuilder why = new StringBuilder();
+        StringBuilder passed = new StringBuilder();
         for (VerbsProvider p : all) {
-            var a = p.availability(config);
-            if (a.usable()) {
-                LOG.info("verbs provider {} selected for {}", p.name(), config.address().getHostAddress());
-                return p.open(config);
+            String why;
+            if (!p.selectedAutomatically()) {
+                why = "only when named";
+            } else {
+                var a = p.availability(config);
+                if (a.usable()) {
+                    LOG.info("verbs provider {} selected for {}{}", p.name(), config.address().getHostAddress(),
+                            passed.isEmpty() ? "" : " (" + passed + ")");
+                    return p.open(config);
+                }
+                why = a.reason();
             }
-            LOG.info("verbs provider {} skipped: {}", p.name(), a.reason());
-            why.append(p.name()).append(": ").append(a.reason()).append("; ");
+            passed.append(passed.isEmpty() ? "" : "; ").append(p.name()).append(": ").append(why);
         }
-        throw new VerbsException("no usable verbs provider: " + why);
+        throw new VerbsException("no usable verbs provider: " + passed);
+    }
+
+    /** The providers' names, highest priority first. */
+    public static List<String> names() {
+        return names(providers());
+    }
+
+    private static List<String> names(List<VerbsProvider> providers) {
+        return providers.stream().map(VerbsProvider::name).toList();
     }
 }

@@ -8,6 +8,14 @@ public interface VerbsProvider {
     /** Higher wins in automatic selection among usable providers (hardware over software). */
     int priority();
 
+    /**
+     * Whether automatic selection ({@link DeviceConfig#provider()} null, {@code infiniband.provider = auto}) may pick
+     * this provider when it is usable; false: only when named.
+     */
+    default boolean selectedAutomatically() {
+        return true;
+    }
+
     /** Whether this provider can open {@code config} on this machine, and if not why. */
     Availability availability(DeviceConfig config);
 

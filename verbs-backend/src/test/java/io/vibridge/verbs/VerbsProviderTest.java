@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vibridge.verbs.soft.TestDevices;
 import org.junit.jupiter.api.Test;
 
-/** Provider lookup: DiSNI first when usable, else soft; explicit choice; clear reasons. */
+/** Provider lookup: the first usable provider selected automatically; DiSNI only by name; clear reasons. */
 class VerbsProviderTest {
     @Test
     void bothProvidersAreFoundDisniFirst() {
@@ -34,9 +34,27 @@ class VerbsProviderTest {
     }
 
     @Test
+    void disniIsNeverChosenAutomatically() {
+        VerbsProvider disni = Verbs.providers().stream().filter(p -> p.name().equals("disni")).findFirst().orElseThrow();
+        VerbsProvider soft = Verbs.providers().stream().filter(p -> p.name().equals("soft")).findFirst().orElseThrow();
+        assertThat(disni.selectedAutomatically()).isFalse();
+        assertThat(soft.selectedAutomatically()).isTrue();
+    }
+
+    @Test
+    void whenNothingIsUsableTheErrorSaysWhyForEachProvider() {
+        // the soft provider takes IPv4 only; DiSNI is passed over as "only when named", whatever this machine has
+        assertThatThrownBy(() -> Verbs.open(DeviceConfig.of("::1")))
+                .isInstanceOf(VerbsException.class)
+                .hasMessageContaining("no usable verbs provider: ")
+                .hasMessageContaining("disni: only when named")
+                .hasMessageContaining("soft: ");
+    }
+
+    @Test
     void unknownProviderNameAndBadConfigAreRefused() {
         assertThatThrownBy(() -> Verbs.open(DeviceConfig.of("127.0.0.19").withProvider("nope")))
-                .hasMessageContaining("no verbs provider named nope");
+                .hasMessageContaining("no verbs provider named nope (there are disni, soft)");
         assertThatThrownBy(() -> new DeviceConfig(null, 4791, null, null)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new DeviceConfig(java.net.InetAddress.getLoopbackAddress(), 0, null, null))
                 .isInstanceOf(IllegalArgumentException.class);

@@ -9,11 +9,13 @@ import io.vibridge.cm.route.Route;
 import io.vibridge.cm.route.RouteConfigException;
 import io.vibridge.cm.route.Routes;
 import io.vibridge.cm.hello.FlowControlHeader;
+import io.vibridge.verbs.Verbs;
 import io.vibridge.vitcp.engine.LocalEndpoint;
 import io.vibridge.vitcp.security.ConnectKeys;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -387,8 +389,10 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
 
     private static Infiniband infiniband(Config c) {
         String provider = string(c, "infiniband.provider").toLowerCase(java.util.Locale.ROOT);
-        if (!Set.of("auto", "soft", "disni").contains(provider)) {
-            throw new ConfigError("infiniband.provider", "must be auto, soft or disni, got " + provider);
+        List<String> providers = Verbs.names();
+        if (!provider.equals("auto") && !providers.contains(provider)) {
+            throw new ConfigError("infiniband.provider", "must be auto or a verbs provider ("
+                    + String.join(", ", providers) + "), got " + provider);
         }
         InetAddress address;
         String a = string(c, "infiniband.address");

@@ -39,6 +39,15 @@ public final class DisniProvider implements VerbsProvider {
         return 100;
     }
 
+    /**
+     * Only when named: DiSNI 2.1 carries no CM private data and no read depths (see {@link #CAPABILITIES}), so a
+     * gateway that silently chose it on a machine with libdisni would lose its Hello routes.
+     */
+    @Override
+    public boolean selectedAutomatically() {
+        return false;
+    }
+
     /** Loads libdisni once; null when loaded, else the reason. */
     @SuppressWarnings("restricted")
     static synchronized String loadNative() {
