@@ -13,6 +13,19 @@ public interface ConnectionManager {
     int REQ_PRIVATE_DATA = 92;
     int REP_PRIVATE_DATA = 196;
     int REJ_PRIVATE_DATA = 148;
+    /** REQ private data left to the application behind librdmacm's 36-byte CMA header (IB-WIRE-REFERENCE §6.2). */
+    int REQ_PRIVATE_DATA_AFTER_CMA_HEADER = REQ_PRIVATE_DATA - 36;
+
+    /**
+     * Whether this CM is rdma_cm with IP addressing (AF_INET/AF_INET6 over InfiniBand or RoCE): it writes librdmacm's
+     * CMA header in front of the REQ private data given to {@link #connect} (so at most
+     * {@link #REQ_PRIVATE_DATA_AFTER_CMA_HEADER} bytes), takes it off the REQs it delivers, and uses Service IDs of
+     * its port spaces only. False (the raw IB CM): the given bytes are the whole REQ private data, up to
+     * {@link #REQ_PRIVATE_DATA}.
+     */
+    default boolean writesCmaHeader() {
+        return false;
+    }
 
     /** Listens on a Service ID; each REQ for it produces a {@link CmEvent.ConnectRequest}. */
     CmListener listen(long serviceId, CmEventHandler handler, Executor executor);

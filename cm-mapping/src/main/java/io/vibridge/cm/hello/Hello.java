@@ -21,6 +21,11 @@ import java.util.Objects;
  *
  * <p><b>Encoding</b> writes all 92 bytes, reserved bytes zero, {@code len} = 92, MajVer 2.
  *
+ * <p><b>The short Hello</b> (CM-MAPPING §2.1) is the form that fits the 56 bytes rdma_cm leaves behind its CMA
+ * header over InfiniBand and RoCE: the same first 48 bytes (through Src IP), {@code len} = 56, then 8 zero bytes.
+ * Dst IP is not carried: the target's address is the CMA header's destination, which the receiver supplies.
+ * A receiver rejects a short Hello by the same rules, with len below 48 in place of below 64.
+ *
  * <p><b>Decoding</b> rejects, with a {@link CmFormatException} naming the field, exactly what
  * CM-MAPPING §3 says a receiver rejects: MID not 0, MajVer not 2, len below 64, IPVer not 4 or 6,
  * FlowC not 0 or 1; and input shorter than the 64 defined bytes. It is liberal elsewhere:
@@ -52,6 +57,10 @@ public record Hello(
     public static final int LENGTH = 92;
     /** Bytes of the Hello that carry defined fields (the rest is reserved). */
     public static final int DEFINED_LENGTH = 64;
+    /** Size of the short Hello: the REQ private data rdma_cm leaves behind its CMA header (92 - 36). */
+    public static final int SHORT_LENGTH = 56;
+    /** Bytes of the short Hello that carry defined fields: the Hello's first 48, through Src IP. */
+    public static final int SHORT_DEFINED_LENGTH = 48;
     /** MID of a Hello. */
     public static final int MID = 0;
     /** The only major version accepted and sent (SDP's 2.2, as the seed keeps SDP's fields). */
@@ -95,24 +104,7 @@ public record Hello(
      * @throws BufferOverflowException if fewer than 92 bytes remain (nothing is written)
      */
     public void encode(ByteBuffer buf) {
-        if (buf.remaining() < LENGTH) {
-            throw new BufferOverflowException();
-        }
-        int p = buf.position();
-        for (int i = 0; i < LENGTH; i++) {
-            buf.put(p + i, (byte) 0);
-        }
-        buf.put(p, (byte) MID);
-        buf.putShort(p + 2, (short) bufs);
-        buf.putInt(p + 4, LENGTH);
-        buf.put(p + 16, (byte) (MAJOR_VERSION << 4 | minorVersion));
-        buf.put(p + 17, (byte) (ipVersion() << 4 | flowControl.wireValue()));
-        buf.putInt(p + 20, (int) desiredRemoteReceiveSize);
-        buf.putInt(p + 24, (int) localReceiveSize);
-        buf.putShort(p + 28, (short) sourcePort);
-        IpAddressField.write(buf, p + 32, sourceAddress);
-        IpAddressField.write(buf, p + 48, destinationAddress);
-        buf.position(p + LENGTH);
+        write(buf, LENGTH);
     }
 
     /** The 92 bytes of REQ private data. */
@@ -123,6 +115,46 @@ public record Hello(
     }
 
     /**
+     * Writes the 56-byte short Hello (CM-MAPPING §2.1: no Dst IP) at the buffer's position and advances it by 56.
+     *
+     * @throws BufferOverflowException if fewer than 56 bytes remain (nothing is written)
+     */
+    public void encodeShort(ByteBuffer buf) {
+        write(buf, SHORT_LENGTH);
+    }
+
+    /** The 56 bytes of the short Hello, the user private data behind rdma_cm's CMA header. */
+    public byte[] toShortBytes() {
+        byte[] out = new byte[SHORT_LENGTH];
+        encodeShort(ByteBuffer.wrap(out));
+        return out;
+    }
+
+    /** Writes {@code length} bytes (92 or 56): the defined fields, Dst IP only in the whole form, zeros elsewhere. */
+    private void write(ByteBuffer buf, int length) {
+        if (buf.remaining() < length) {
+            throw new BufferOverflowException();
+        }
+        int p = buf.position();
+        for (int i = 0; i < length; i++) {
+            buf.put(p + i, (byte) 0);
+        }
+        buf.put(p, (byte) MID);
+        buf.putShort(p + 2, (short) bufs);
+        buf.putInt(p + 4, length);
+        buf.put(p + 16, (byte) (MAJOR_VERSION << 4 | minorVersion));
+        buf.put(p + 17, (byte) (ipVersion() << 4 | flowControl.wireValue()));
+        buf.putInt(p + 20, (int) desiredRemoteReceiveSize);
+        buf.putInt(p + 24, (int) localReceiveSize);
+        buf.putShort(p + 28, (short) sourcePort);
+        IpAddressField.write(buf, p + 32, sourceAddress);
+        if (length >= DEFINED_LENGTH) {
+            IpAddressField.write(buf, p + 48, destinationAddress);
+        }
+        buf.position(p + length);
+    }
+
+    /**
      * Reads a Hello at the buffer's position (the start of the REQ private data). On success the
      * position advances past the private data, by {@code min(92, remaining)}; on failure it is
      * unchanged.
@@ -130,7 +162,25 @@ public record Hello(
      * @throws CmFormatException if fewer than 64 bytes remain or a field breaks CM-MAPPING §3
      */
     public static Hello decode(ByteBuffer buf) {
-        Fields.requireRemaining(buf, DEFINED_LENGTH, NAME);
+        return read(buf, DEFINED_LENGTH, null, LENGTH);
+    }
+
+    /**
+     * Reads a short Hello (CM-MAPPING §2.1) at the buffer's position, the user private data behind rdma_cm's CMA
+     * header; {@code destination} is the target's address, which the short form does not carry (the CMA header's
+     * destination, or the address the receiving rdma_cm id is bound to). On success the position advances by
+     * {@code min(56, remaining)}; on failure it is unchanged.
+     *
+     * @throws CmFormatException if fewer than 48 bytes remain, a field breaks CM-MAPPING §3 (len: below 48), or
+     *     the IP version differs from the destination's
+     */
+    public static Hello decodeShort(ByteBuffer buf, InetAddress destination) {
+        Objects.requireNonNull(destination, "destination");
+        return read(buf, SHORT_DEFINED_LENGTH, destination, SHORT_LENGTH);
+    }
+
+    private static Hello read(ByteBuffer buf, int defined, InetAddress destination, int consumed) {
+        Fields.requireRemaining(buf, defined, NAME);
         int p = buf.position();
         int mid = buf.get(p) & 0xFF;
         if (mid != MID) {
@@ -138,8 +188,8 @@ public record Hello(
         }
         int bufs = buf.getShort(p + 2) & 0xFFFF;
         long len = buf.getInt(p + 4) & 0xFFFF_FFFFL;
-        if (len < DEFINED_LENGTH) {
-            throw new CmFormatException(NAME, "len", 4, "must be at least 64, got " + len);
+        if (len < defined) {
+            throw new CmFormatException(NAME, "len", 4, "must be at least " + defined + ", got " + len);
         }
         int versions = buf.get(p + 16) & 0xFF;
         if (versions >>> 4 != MAJOR_VERSION) {
@@ -158,8 +208,18 @@ public record Hello(
         long localRcvSz = buf.getInt(p + 24) & 0xFFFF_FFFFL;
         int localPort = buf.getShort(p + 28) & 0xFFFF;
         InetAddress src = IpAddressField.read(buf, p + 32, ipVersion);
-        InetAddress dst = IpAddressField.read(buf, p + 48, ipVersion);
-        buf.position(p + Math.min(LENGTH, buf.remaining()));
+        InetAddress dst;
+        if (destination == null) {
+            dst = IpAddressField.read(buf, p + 48, ipVersion);
+        } else {
+            try {
+                dst = IpAddressField.inVersion(destination, ipVersion);
+            } catch (IllegalArgumentException e) {
+                throw new CmFormatException(NAME, "IPVer", 17, "is " + ipVersion + " but the target's address is "
+                        + destination.getHostAddress());
+            }
+        }
+        buf.position(p + Math.min(consumed, buf.remaining()));
         return new Hello(bufs, versions & 0xF, FlowControl.of(flowC), desRemRcvSz, localRcvSz, localPort, src, dst);
     }
 

@@ -17,6 +17,9 @@ import io.vibridge.cm.serviceid.ServiceIdScheme;
  *       {@code ib} (the RC port spaces; default {@code tcp}).</li>
  *   <li>{@code cm-format = rdma-cm} needs {@code service-id = rdma-cm} and {@code flowc = 1}
  *       (CM-MAPPING §5).</li>
+ *   <li>{@code hello-carriage} other than {@code auto} only with {@code cm-format = hello}; {@code cma-header}
+ *       needs a Service ID in one of rdma_cm's port spaces, {@code iwarp} (IPoIB, 0x0002) or {@code rdma-cm}
+ *       (CM-MAPPING §2.1).</li>
  *   <li>{@code receive-size} &gt; 0; {@code receive-buffers} in 1..65535 (bufs is 16 bits), and at
  *       least 3 with {@code flowc = 0} (see {@link FlowCredits}: fewer makes credit updates
  *       ping-pong).</li>
@@ -25,6 +28,7 @@ import io.vibridge.cm.serviceid.ServiceIdScheme;
  * @param scheme Service ID scheme
  * @param portSpace rdma-cm port space; {@code null} for other schemes (rdma-cm with null means TCP)
  * @param cmFormat the private data of the REQ
+ * @param helloCarriage how a {@code hello} route carries the Hello (CM-MAPPING §2.1)
  * @param flowControl FlowC
  * @param receiveSize receive buffer size the gateway uses and asks for, bytes
  * @param receiveBuffers receive buffers the gateway posts
@@ -33,6 +37,7 @@ public record RouteParameters(
         ServiceIdScheme scheme,
         RdmaPortSpace portSpace,
         CmFormat cmFormat,
+        HelloCarriage helloCarriage,
         FlowControl flowControl,
         int receiveSize,
         int receiveBuffers) {
@@ -43,9 +48,16 @@ public record RouteParameters(
     public static final int DEFAULT_RECEIVE_BUFFERS = 64;
     /** iwarp, hello, FlowC 1, 64 KiB, 64 buffers. */
     public static final RouteParameters DEFAULTS = new RouteParameters(ServiceIdScheme.IWARP, null,
-            CmFormat.HELLO, FlowControl.APPLICATION, DEFAULT_RECEIVE_SIZE, DEFAULT_RECEIVE_BUFFERS);
+            CmFormat.HELLO, HelloCarriage.AUTO, FlowControl.APPLICATION, DEFAULT_RECEIVE_SIZE,
+            DEFAULT_RECEIVE_BUFFERS);
 
-    /** Validates per the class comment; the rdma-cm port space defaults to TCP. */
+    /** Parameters with {@link HelloCarriage#AUTO}. */
+    public RouteParameters(ServiceIdScheme scheme, RdmaPortSpace portSpace, CmFormat cmFormat,
+            FlowControl flowControl, int receiveSize, int receiveBuffers) {
+        this(scheme, portSpace, cmFormat, HelloCarriage.AUTO, flowControl, receiveSize, receiveBuffers);
+    }
+
+    /** Validates per the class comment; the rdma-cm port space defaults to TCP, the carriage to auto. */
     public RouteParameters {
         if (scheme == null) {
             throw new RouteConfigException("service-id", "missing");
@@ -55,6 +67,16 @@ public record RouteParameters(
         }
         if (flowControl == null) {
             throw new RouteConfigException("flowc", "missing");
+        }
+        if (helloCarriage == null) {
+            helloCarriage = HelloCarriage.AUTO;
+        }
+        if (helloCarriage != HelloCarriage.AUTO && cmFormat != CmFormat.HELLO) {
+            throw new RouteConfigException("hello-carriage", "only applies to cm-format = hello");
+        }
+        if (helloCarriage == HelloCarriage.CMA_HEADER && scheme == ServiceIdScheme.SDP) {
+            throw new RouteConfigException("hello-carriage", "cma-header needs a Service ID in an rdma_cm port space"
+                    + " (service-id = iwarp or rdma-cm), got sdp");
         }
         if (scheme == ServiceIdScheme.RDMA_CM) {
             if (portSpace == null) {

@@ -57,14 +57,31 @@ public record RouteTarget(InetAddress address, int port, RouteParameters paramet
     }
 
     /**
-     * The whole CM REQ private data (92 bytes) for this route's CM format: a Hello naming the VI client
+     * The CM REQ private data for this route's CM format (CM-MAPPING §2, §2.1, §5): a Hello naming the VI client
      * ({@code client}, {@code clientPort}), or a CMA header naming the gateway ({@code roceAddress},
      * {@code rocePort}) followed by zeros. The client's identity travels only in the Hello format.
+     *
+     * <p>{@code cmWritesCmaHeader}: the CM puts librdmacm's CMA header in front of what it is given (rdma_cm with
+     * IP addressing): then the result is what follows the header (the 56-byte short Hello, or nothing), else the
+     * whole 92 bytes, header included where the carriage has one.
+     *
+     * @throws IllegalStateException a {@code whole} Hello on a CM that writes the CMA header (no room for it)
      */
-    public byte[] requestPrivateData(InetAddress client, int clientPort, InetAddress roceAddress, int rocePort) {
+    public byte[] requestPrivateData(InetAddress client, int clientPort, InetAddress roceAddress, int rocePort,
+            boolean cmWritesCmaHeader) {
         return switch (parameters.cmFormat()) {
-            case HELLO -> hello(client, clientPort).toBytes();
-            case RDMA_CM -> cmaHeader(roceAddress, rocePort).toPrivateData(new byte[0]);
+            case HELLO -> switch (parameters.helloCarriage().resolve(cmWritesCmaHeader)) {
+                case WHOLE -> {
+                    if (cmWritesCmaHeader) {
+                        throw new IllegalStateException("a whole Hello (92 bytes) does not fit behind the CMA header");
+                    }
+                    yield hello(client, clientPort).toBytes();
+                }
+                case CMA_HEADER -> cmWritesCmaHeader ? hello(client, clientPort).toShortBytes()
+                        : cmaHeader(roceAddress, rocePort).toPrivateData(hello(client, clientPort).toShortBytes());
+                case AUTO -> throw new AssertionError("resolved");
+            };
+            case RDMA_CM -> cmWritesCmaHeader ? new byte[0] : cmaHeader(roceAddress, rocePort).toPrivateData(new byte[0]);
         };
     }
 

@@ -17,7 +17,8 @@ import java.util.TreeSet;
 final class RoutesConfig {
 
     private static final Set<String> PARAMETER_KEYS =
-            Set.of("service-id", "port-space", "cm-format", "flowc", "receive-size", "receive-buffers");
+            Set.of("service-id", "port-space", "cm-format", "hello-carriage", "flowc", "receive-size",
+                    "receive-buffers");
     private static final Set<String> ROUTE_KEYS = union(PARAMETER_KEYS, "match", "prefix", "target", "port");
     private static final Set<String> DIRECT_KEYS = union(PARAMETER_KEYS, "enabled");
 
@@ -91,6 +92,8 @@ final class RoutesConfig {
         ServiceIdScheme scheme = named(c, "service-id", p, defaultScheme, ServiceIdScheme::fromConfigName);
         RdmaPortSpace portSpace = c.hasPath("port-space")
                 ? named(c, "port-space", p, null, RdmaPortSpace::fromConfigName) : null;
+        HelloCarriage carriage = named(c, "hello-carriage", p, HelloCarriage.AUTO.configName(),
+                HelloCarriage::fromConfigName);
         int flowc = integer(c, "flowc", p, 1);
         FlowControl flowControl;
         try {
@@ -101,7 +104,8 @@ final class RoutesConfig {
         int receiveSize = size(c, "receive-size", p, RouteParameters.DEFAULT_RECEIVE_SIZE);
         int receiveBuffers = integer(c, "receive-buffers", p, defaultReceiveBuffers);
         try {
-            return new RouteParameters(scheme, portSpace, cmFormat, flowControl, receiveSize, receiveBuffers);
+            return new RouteParameters(scheme, portSpace, cmFormat, carriage, flowControl, receiveSize,
+                    receiveBuffers);
         } catch (RouteConfigException e) {
             throw e.withKeyPrefix(p);
         }

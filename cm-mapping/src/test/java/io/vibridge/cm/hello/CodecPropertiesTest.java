@@ -39,6 +39,15 @@ class CodecPropertiesTest {
         assertThat(Hello.fromBytes(bytes)).isEqualTo(hello);
     }
 
+    /** CM-MAPPING §2.1: the short Hello round-trips given the target's address, which it does not carry. */
+    @Property
+    void shortHelloRoundTrips(@ForAll("hellos") Hello hello) {
+        byte[] bytes = hello.toShortBytes();
+        assertThat(bytes).hasSize(Hello.SHORT_LENGTH);
+        assertThat(Arrays.copyOfRange(bytes, 48, 56)).containsOnly(0);
+        assertThat(Hello.decodeShort(ByteBuffer.wrap(bytes), hello.destinationAddress())).isEqualTo(hello);
+    }
+
     @Property
     void helloDecodedFromAnyBytesReEncodesItsDefinedFields(@ForAll @Size(92) byte[] raw,
             @ForAll @IntRange(min = 4, max = 6) int ipVersion, @ForAll @IntRange(min = 0, max = 1) int flowC) {

@@ -28,7 +28,7 @@ class RouteTargetTest {
         assertThat(h).isEqualTo(Hello.of(32, FlowControl.TRANSPORT, 4096, 4096, 40000,
                 InetAddress.ofLiteral("10.0.0.1"), InetAddress.ofLiteral("10.0.0.2")));
         assertThat(t.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000,
-                InetAddress.ofLiteral("10.0.0.9"), 33000)).isEqualTo(h.toBytes());
+                InetAddress.ofLiteral("10.0.0.9"), 33000, false)).isEqualTo(h.toBytes());
     }
 
     @Test
@@ -57,10 +57,45 @@ class RouteTargetTest {
         // CM-MAPPING §5: Linux route-validates the CMA source through its RoCE interface (REJ 28 otherwise)
         RouteTarget t = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 7471, RDMA_CM);
         byte[] pd = t.requestPrivateData(InetAddress.ofLiteral("127.0.0.1"), 40000,
-                InetAddress.ofLiteral("10.0.0.9"), 33000);
+                InetAddress.ofLiteral("10.0.0.9"), 33000, false);
         assertThat(pd).hasSize(92);
         assertThat(CmaHeader.fromBytes(pd)).isEqualTo(new CmaHeader(33000,
                 InetAddress.ofLiteral("10.0.0.9"), InetAddress.ofLiteral("10.0.0.2")));
         assertThat(t.serviceId().value()).isEqualTo(0x0000_0000_0106_1D2FL);
+    }
+
+    @Test
+    void onACmThatWritesTheCmaHeaderAnRdmaCmRouteGivesNothingAndAHelloRouteTheShortHello() {
+        RouteTarget rdmaCm = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 7471, RDMA_CM);
+        assertThat(rdmaCm.requestPrivateData(InetAddress.ofLiteral("127.0.0.1"), 40000,
+                InetAddress.ofLiteral("10.0.0.9"), 33000, true)).isEmpty();
+        RouteTarget hello = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 5000, HELLO_FC0);
+        Hello h = hello.hello(InetAddress.ofLiteral("10.0.0.1"), 40000);
+        // auto resolves to the CMA-header carriage there; the CM writes the header itself
+        assertThat(hello.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000,
+                InetAddress.ofLiteral("10.0.0.9"), 33000, true)).isEqualTo(h.toShortBytes()).hasSize(56);
+    }
+
+    @Test
+    void theCmaHeaderCarriageOnARawCmIsTheHeaderNamingTheGatewayThenTheShortHello() {
+        RouteTarget t = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 5000, new RouteParameters(
+                ServiceIdScheme.IWARP, null, CmFormat.HELLO, HelloCarriage.CMA_HEADER, FlowControl.TRANSPORT, 4096, 32));
+        byte[] pd = t.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000,
+                InetAddress.ofLiteral("10.0.0.9"), 33000, false);
+        assertThat(pd).isEqualTo(cat(new CmaHeader(33000, InetAddress.ofLiteral("10.0.0.9"),
+                InetAddress.ofLiteral("10.0.0.2")).toBytes(), t.hello(InetAddress.ofLiteral("10.0.0.1"), 40000)
+                .toShortBytes()));
+        // what a raw-CM target decodes: the client from the Hello, the target from the header
+        assertThat(HelloCarriage.decodeRequest(pd, null)).isEqualTo(t.hello(InetAddress.ofLiteral("10.0.0.1"), 40000));
+        // the seed's iwarp Service ID is rdma_cm's IPoIB port space (0x0002): an rdma_cm listener answers it
+        assertThat(t.serviceId().value()).isEqualTo(0x0000_0000_0002_0000L + 5000);
+    }
+
+    @Test
+    void aWholeHelloDoesNotFitBehindTheCmaHeader() {
+        RouteTarget t = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 5000, new RouteParameters(
+                ServiceIdScheme.IWARP, null, CmFormat.HELLO, HelloCarriage.WHOLE, FlowControl.TRANSPORT, 4096, 32));
+        assertThatThrownBy(() -> t.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000,
+                InetAddress.ofLiteral("10.0.0.9"), 33000, true)).isInstanceOf(IllegalStateException.class);
     }
 }

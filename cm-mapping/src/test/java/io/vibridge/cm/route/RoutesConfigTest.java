@@ -75,6 +75,20 @@ class RoutesConfigTest {
     }
 
     @Test
+    void helloCarriageIsReadAndCheckedWithItsKey() {
+        Routes routes = parse("routes = [ { match = a, target = \"10.1.2.3\", port = 1, hello-carriage = cma-header } ]");
+        assertThat(routes.lookup("a").orElseThrow().target().parameters().helloCarriage())
+                .isEqualTo(HelloCarriage.CMA_HEADER);
+        assertThatThrownBy(() -> parse("routes = [ { match = a, target = \"10.1.2.3\", port = 1, hello-carriage = half } ]"))
+                .isInstanceOfSatisfying(RouteConfigException.class,
+                        e -> assertThat(e.key()).isEqualTo("routes[0].hello-carriage"));
+        assertThatThrownBy(() -> parse("routes = [ { match = a, target = \"10.1.2.3\", port = 1, service-id = sdp,"
+                + " hello-carriage = cma-header } ]"))
+                .isInstanceOfSatisfying(RouteConfigException.class,
+                        e -> assertThat(e.key()).isEqualTo("routes[0].hello-carriage"));
+    }
+
+    @Test
     void sizesAndDirectRoutes() {
         Routes routes = parse("""
                 routes = [ { match = "[", target = "[fe80::1]", port = 9, receive-size = 64KiB } ]

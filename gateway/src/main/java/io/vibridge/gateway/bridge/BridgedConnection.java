@@ -193,7 +193,8 @@ public final class BridgedConnection {
         order = new TargetOrder(target.cutThrough() ? cut : null, peer);
         peer.attach(slots, target);
         GatewayConfig.Infiniband ib = config.infiniband();
-        byte[] pd = t.requestPrivateData(clientAddress, clientPort, shared.device.address(), shared.nextCmaPort());
+        byte[] pd = t.requestPrivateData(clientAddress, clientPort, shared.device.address(), shared.nextCmaPort(),
+                shared.device.connectionManager().writesCmaHeader());
         ConnectParams p = new ConnectParams(t.address(), t.serviceId().value(), pd, ib.responderResources(),
                 ib.initiatorDepth(), ib.retryCount(), ib.rnrRetry(), ib.localAckTimeout(), ib.cmResponseTimeout(),
                 ib.maxCmRetries(), ib.pathMtu(), 12);

@@ -179,7 +179,8 @@ public final class IwarpBridge {
             target = new TargetSide(id, shared, slots, t.parameters().receiveSize(), flowC0, events, onContext, cut);
             order = new TargetOrder(target.cutThrough() ? cut : null, events);
             GatewayConfig.Infiniband ib = config.infiniband();
-            byte[] pd = t.requestPrivateData(clientAddress, clientPort, shared.device.address(), shared.nextCmaPort());
+            byte[] pd = t.requestPrivateData(clientAddress, clientPort, shared.device.address(), shared.nextCmaPort(),
+                shared.device.connectionManager().writesCmaHeader());
             // the target may READ the client as deep as the client's IRD, and the client READs the target as
             // deep as its ORD (IWARP-MAPPING "Read depths")
             int responder = Math.max(1, Math.min(ib.responderResources(), params.ird()));

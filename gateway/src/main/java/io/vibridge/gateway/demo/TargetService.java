@@ -4,6 +4,7 @@ import io.vibridge.cm.CmFormatException;
 import io.vibridge.cm.cma.CmaHeader;
 import io.vibridge.cm.hello.FlowControl;
 import io.vibridge.cm.hello.Hello;
+import io.vibridge.cm.route.HelloCarriage;
 import io.vibridge.cm.serviceid.ServiceId;
 import io.vibridge.cm.serviceid.ServiceIdScheme;
 import io.vibridge.verbs.Access;
@@ -265,15 +266,17 @@ public final class TargetService implements AutoCloseable {
         int size = config.receiveSize();
         CmaHeader cma = null;
         Hello h = null;
+        // rdma_cm (a CM that writes the CMA header) hands over only what follows it (CM-MAPPING §2.1)
+        boolean headerTaken = device.connectionManager().writesCmaHeader();
         try {
-            if (scheme == ServiceIdScheme.RDMA_CM) {
+            if (scheme == ServiceIdScheme.RDMA_CM && !HelloCarriage.carriesHello(r.privateData(), headerTaken)) {
                 // CM-MAPPING §5: CMA header, FlowC 1 semantics
-                cma = CmaHeader.fromBytes(r.privateData());
+                cma = headerTaken ? null : CmaHeader.fromBytes(r.privateData());
                 flowC = FlowControl.APPLICATION;
                 peerBufs = 0;
                 peerRcvSize = 0;
             } else {
-                h = Hello.fromBytes(r.privateData());
+                h = HelloCarriage.decodeRequest(r.privateData(), headerTaken ? device.address() : null);
                 flowC = h.flowControl();
                 peerBufs = h.bufs();
                 peerRcvSize = h.localReceiveSize();
@@ -322,8 +325,8 @@ public final class TargetService implements AutoCloseable {
         // per-connection lines are DEBUG (thousands of connects per second; their text is built only when
         // enabled); run() logs a periodic summary
         if (LOG.isDebugEnabled()) {
-            String who = cma != null ? cma.sourceAddress().getHostAddress() + ":" + cma.sourcePort() + " (CMA header)"
-                    : h.sourceAddress().getHostAddress() + ":" + h.sourcePort() + " (Hello bufs " + h.bufs()
+            String who = h == null ? (cma == null ? "(rdma_cm)" : cma.sourceAddress().getHostAddress() + ":"
+                    + cma.sourcePort() + " (CMA header)") : h.sourceAddress().getHostAddress() + ":" + h.sourcePort() + " (Hello bufs " + h.bufs()
                             + ", FlowC " + flowC.wireValue() + ", DesRemRcvSz " + h.desiredRemoteReceiveSize()
                             + ", LocalRcvSz " + h.localReceiveSize() + ")";
             LOG.debug("conn {} accepted on {} from {} client {}: {} receives of {} B, FlowC {}, mode {}", connId,

@@ -91,7 +91,8 @@ public final class GatewayServer implements AutoCloseable {
                     + " (infiniband.address, infiniband.provider = " + ib.provider() + "): " + e.getMessage(), e);
         }
         try {
-            RouteCapabilities.check(config.routes(), device.capabilities(), device.providerName());
+            RouteCapabilities.check(config.routes(), device.capabilities(), device.providerName(),
+                    device.connectionManager().writesCmaHeader());
             if (!device.capabilities().contains(Capability.CM_RETRY_CONTROL)) {
                 log.warn("verbs provider {} chooses its own CM retries, ACK timeout, RNR timer and path MTU: "
                         + "infiniband.max-cm-retries, local-ack-timeout, path-mtu are not applied", device.providerName());

@@ -1,6 +1,7 @@
 package io.vibridge.gateway.server;
 
 import io.vibridge.cm.route.CmFormat;
+import io.vibridge.cm.route.HelloCarriage;
 import io.vibridge.cm.route.Route;
 import io.vibridge.cm.route.RouteParameters;
 import io.vibridge.cm.route.RouteTarget;
@@ -23,25 +24,39 @@ final class RouteCapabilities {
     private RouteCapabilities() {
     }
 
+    /** {@link #check(Routes, Set, String, boolean)} for a CM that passes all 92 bytes. */
+    static void check(Routes routes, Set<Capability> capabilities, String provider) {
+        check(routes, capabilities, provider, false);
+    }
+
     /**
+     * @param writesCmaHeader the provider's CM is rdma_cm with IP addressing
+     *        ({@link io.vibridge.verbs.ConnectionManager#writesCmaHeader()}): 56 bytes of REQ private data
      * @throws ConfigError naming the first route (as {@code routes[i]} or {@code direct-routes}) that
      *         needs what {@code provider} lacks
      */
-    static void check(Routes routes, Set<Capability> capabilities, String provider) {
+    static void check(Routes routes, Set<Capability> capabilities, String provider, boolean writesCmaHeader) {
         List<Route> list = routes.routes();
         for (int i = 0; i < list.size(); i++) {
             Route r = list.get(i);
-            check("routes[" + i + "]", "route " + r.discriminator(), r.target(), capabilities, provider);
+            check("routes[" + i + "]", "route " + r.discriminator(), r.target(), capabilities, provider,
+                    writesCmaHeader);
         }
         routes.directRoutes().ifPresent(p -> check("direct-routes", "direct routes", sample(p), capabilities,
-                provider));
+                provider, writesCmaHeader));
     }
 
     private static void check(String key, String name, RouteTarget t, Set<Capability> capabilities,
-                              String provider) {
+                              String provider, boolean writesCmaHeader) {
         if (t.parameters().cmFormat() == CmFormat.HELLO && !capabilities.contains(Capability.CM_PRIVATE_DATA)) {
             throw new ConfigError(key, name + ": cm-format hello carries the Hello and HelloReply in CM private data, which the "
                     + provider + " verbs provider does not deliver; use cm-format rdma-cm or the soft provider");
+        }
+        if (t.parameters().cmFormat() == CmFormat.HELLO && writesCmaHeader
+                && t.parameters().helloCarriage() == HelloCarriage.WHOLE) {
+            throw new ConfigError(key, name + ": hello-carriage whole needs 92 bytes of REQ private data; the " + provider
+                    + " verbs provider's rdma_cm leaves 56 behind its CMA header: use hello-carriage cma-header or auto"
+                    + " (CM-MAPPING §2.1)");
         }
         long sid = t.serviceId().value();
         if ((sid & RDMA_CM_MASK) != RDMA_CM_PREFIX && !capabilities.contains(Capability.ANY_SERVICE_ID)) {

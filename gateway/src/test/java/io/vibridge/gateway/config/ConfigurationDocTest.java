@@ -97,6 +97,7 @@ class ConfigurationDocTest {
         Map<String, String> defaults = Map.of(
                 "prefix", String.valueOf(minimal.kind() == Route.Kind.PREFIX),
                 "cm-format", p.cmFormat().configName(),
+                "hello-carriage", p.helloCarriage().configName(),
                 "service-id", p.scheme().configName(),
                 "port-space", route("match = x, target = \"127.0.0.1\", port = 1, cm-format = rdma-cm")
                         .target().parameters().portSpace().configName(),

@@ -54,4 +54,18 @@ class RouteCapabilitiesTest {
         assertThatThrownBy(() -> RouteCapabilities.check(r, NONE, "disni"))
                 .isInstanceOf(ConfigError.class).hasMessageContaining("direct-routes");
     }
+
+    @Test
+    void onRdmaCmTheWholeHelloIsRefusedAndTheOtherCarriagesPass() {
+        // CM-MAPPING §2.1: rdma_cm with IP addressing leaves 56 bytes behind its CMA header
+        String whole = "{ match = \"w\", target = \"127.0.0.3\", port = 5000, hello-carriage = whole }";
+        String cma = "{ match = \"m\", target = \"127.0.0.3\", port = 5000, hello-carriage = cma-header }";
+        assertThatThrownBy(() -> RouteCapabilities.check(routes(HELLO, whole), ALL, "rdma-core", true))
+                .isInstanceOf(ConfigError.class)
+                .hasMessageContaining("routes[1]: route \"w\"").hasMessageContaining("56 behind its CMA header");
+        assertThatCode(() -> RouteCapabilities.check(routes(HELLO, cma, RDMA_CM), ALL, "rdma-core", true))
+                .doesNotThrowAnyException();
+        assertThatCode(() -> RouteCapabilities.check(routes(whole, cma), ALL, "soft", false))
+                .doesNotThrowAnyException();
+    }
 }

@@ -56,6 +56,12 @@ final class DisniConnectionManager implements ConnectionManager {
         return (int) (serviceId & 0xFFFF);
     }
 
+    /** rdma_cm with AF_INET/AF_INET6 ids: librdmacm writes the CMA header. */
+    @Override
+    public boolean writesCmaHeader() {
+        return true;
+    }
+
     @Override
     public synchronized CmListener listen(long serviceId, CmEventHandler handler, Executor executor) {
         try {
