@@ -3,6 +3,8 @@ package io.vibridge.verbs;
 import java.net.InetAddress;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 
 /** An opened RDMA device (one port). */
 public interface VerbsDevice extends AutoCloseable {
@@ -43,6 +45,14 @@ public interface VerbsDevice extends AutoCloseable {
      */
     default Map<String, String> properties() {
         return Map.of();
+    }
+
+    /**
+     * Sets the handler of this device's {@linkplain AsyncEvent asynchronous events}; it runs on {@code executor}, which
+     * must hand the task to another thread (the provider may hold internal locks when it raises one). One handler per
+     * device; a provider that raises no events (DiSNI binds none) ignores it.
+     */
+    default void onAsyncEvent(Consumer<AsyncEvent> handler, Executor executor) {
     }
 
     @Override

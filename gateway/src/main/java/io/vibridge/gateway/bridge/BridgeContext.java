@@ -4,6 +4,7 @@ import io.vibridge.cm.route.Discriminator;
 import io.vibridge.gateway.bridge.staging.StagingPool;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.metrics.GatewayMetrics;
+import io.vibridge.verbs.AsyncEvent;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.VerbsDevice;
 import io.vibridge.vitcp.engine.ConnectSecurity;
@@ -17,6 +18,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What all bridges of one gateway share: the configuration, the verbs device and its protection
@@ -24,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * (connections in total and per client address). Bridges register here for the admin listing.
  */
 public final class BridgeContext {
+    private static final Logger LOG = LoggerFactory.getLogger(BridgeContext.class);
     final GatewayConfig config;
     final VerbsDevice device;
     final ProtectionDomain pd;
@@ -37,6 +41,8 @@ public final class BridgeContext {
     private final ConcurrentHashMap<InetAddress, AtomicInteger> perClient = new ConcurrentHashMap<>();
     final Set<BridgedConnection> bridges = ConcurrentHashMap.newKeySet();
     final Set<IwarpBridge> iwarpBridges = ConcurrentHashMap.newKeySet();
+    /** Every bridge's target queue pair by number, for the device's async events. */
+    private final ConcurrentHashMap<Integer, TargetSide> queuePairs = new ConcurrentHashMap<>();
     /**
      * Source ports for the CMA headers of rdma-cm routes (CM-MAPPING §5), handed out in turn over Linux's
      * default ephemeral range (net.ipv4.ip_local_port_range 32768-60999) from a random start, as rdma_cm binds
@@ -90,6 +96,55 @@ public final class BridgeContext {
     /** iWARP bridges currently alive (admin listing, shutdown). */
     public Set<IwarpBridge> iwarpBridges() {
         return iwarpBridges;
+    }
+
+    void registerQueuePair(int qpNum, TargetSide target) {
+        queuePairs.put(qpNum, target);
+    }
+
+    void unregisterQueuePair(int qpNum, TargetSide target) {
+        queuePairs.remove(qpNum, target);
+    }
+
+    /**
+     * A device's async event (any thread): the bridge whose queue pair it names, or every bridge when the device
+     * failed, fails with the reason; port and address changes are logged, as the transport's retries decide whether
+     * connections survive them. Counted by kind.
+     */
+    public void onAsyncEvent(AsyncEvent event) {
+        metrics.asyncEvent(event);
+        switch (event) {
+            case AsyncEvent.QueuePairError e -> {
+                TargetSide t = queuePairs.get(e.qpNum());
+                if (t == null) {
+                    LOG.debug("async event for QP {} of no bridge: {}", e.qpNum(), e.cause());
+                    return;
+                }
+                if (e.cause() == AsyncEvent.QpErrorCause.ACCESS_VIOLATION && !t.cutThrough()) {
+                    metrics.targetRdmaRefused();
+                    t.asyncError("the target RDMA-accessed the client's memory (cut-through), which the gateway does "
+                            + "not carry on verbs provider " + device.providerName()
+                            + (config.infiniband().cutThrough() ? "" : " (infiniband.cut-through = off)")
+                            + ": the target's operation failed with a remote access error");
+                } else {
+                    t.asyncError("InfiniBand queue pair error: " + e.cause());
+                }
+            }
+            case AsyncEvent.DeviceFatal d -> {
+                LOG.error("InfiniBand device {} failed: {}; failing every bridged connection", device.name(), d.reason());
+                queuePairs.values().forEach(t -> t.asyncError("InfiniBand device failed: " + d.reason()));
+            }
+            case AsyncEvent.PortStateChange p -> {
+                if (p.active()) {
+                    LOG.info("InfiniBand device {} port {} is active again", device.name(), p.port());
+                } else {
+                    LOG.warn("InfiniBand device {} port {} is down: connections fail once their retries run out",
+                            device.name(), p.port());
+                }
+            }
+            case AsyncEvent.AddressChange a -> LOG.warn("InfiniBand device {} port {}: its addresses changed",
+                    device.name(), a.port());
+        }
     }
 
     long nextId() {

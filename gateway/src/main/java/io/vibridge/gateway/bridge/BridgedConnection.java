@@ -419,11 +419,15 @@ public final class BridgedConnection {
 
     /** An InfiniBand operation failed (the QP is in ERROR): the VI connection cannot continue. */
     private void failed(WcStatus status) {
+        failed("InfiniBand " + status);
+    }
+
+    private void failed(String why) {
         if (closeReason == null) {
-            closeReason = "InfiniBand " + status;
+            closeReason = why;
         }
         target.markDown();
-        log.info("conn {} InfiniBand side failed ({}): closing the client connection", id, status);
+        log.info("conn {} InfiniBand side failed ({}): closing the client connection", id, why);
         if (engine.state() == ViConnection.State.CONNECTED || engine.state() == ViConnection.State.ERROR) {
             engine.disconnect();
         }
@@ -784,6 +788,11 @@ public final class BridgedConnection {
         @Override
         public void failed(WcStatus status) {
             BridgedConnection.this.failed(status);
+        }
+
+        @Override
+        public void failed(String why) {
+            BridgedConnection.this.failed(why);
         }
     }
 }

@@ -813,7 +813,12 @@ public final class IwarpBridge {
 
         @Override
         public void failed(WcStatus status) {
-            fail("InfiniBand " + status, TerminateCode.RDMAP_CATASTROPHIC_STREAM);
+            failed("InfiniBand " + status);
+        }
+
+        @Override
+        public void failed(String why) {
+            fail(why, TerminateCode.RDMAP_CATASTROPHIC_STREAM);
         }
 
         @Override

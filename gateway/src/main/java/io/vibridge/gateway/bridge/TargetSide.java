@@ -14,6 +14,7 @@ import io.vibridge.verbs.CmId;
 import io.vibridge.verbs.CompletionQueue;
 import io.vibridge.verbs.ConnectParams;
 import io.vibridge.verbs.MemoryRegion;
+import io.vibridge.verbs.QpInfo;
 import io.vibridge.verbs.QpInitAttributes;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePair;
@@ -87,6 +88,9 @@ final class TargetSide {
 
         /** The InfiniBand side cannot go on (a control or receive error, a hostile target, a failed post). */
         void failed(WcStatus status);
+
+        /** The queue pair went to ERROR outside any completion (a device async event); {@code why} says which. */
+        void failed(String why);
     }
 
     private final long connId;
@@ -111,6 +115,8 @@ final class TargetSide {
     private boolean closed;
     /** A completion arrived since the last keepalive tick. */
     private boolean active;
+    private final BridgeContext shared;
+    private final Executor onContext;
 
     /**
      * Creates the CQ and QP and posts a receive in every receive slot (the bufs the Hello advertises).
@@ -139,7 +145,8 @@ final class TargetSide {
                         WrId.of(Work.CREDIT, 0))
                 : FlowC0Channel.bare(qp);
         boolean installed = false;
-        if (handler != null && device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER)) {
+        if (handler != null && shared.config.infiniband().cutThrough()
+                && device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER)) {
             try {
                 qp.setAccessHandler(handler); // every inbound RDMA on this QP: forwarded to the client
                 installed = true;
@@ -148,18 +155,26 @@ final class TargetSide {
             }
         }
         cutThrough = installed;
+        this.shared = shared;
+        this.onContext = onContext;
+        shared.registerQueuePair(qp.qpNum(), this);
         for (int l = 0; l < slots.recvSlots; l++) {
             postReceive(l);
         }
         cq.requestNotify(false);
     }
 
-    /** Whether target RDMA reaches the client (the provider took the remote-access handler). */
     /** The queue pair as the verbs provider reports it, for the admin listing (any thread). */
-    io.vibridge.verbs.QpInfo qpInfo() {
+    QpInfo qpInfo() {
         return qp.info();
     }
 
+    /** The queue pair's number, which the device's async events name (any thread). */
+    int qpNum() {
+        return qp.qpNum();
+    }
+
+    /** Whether target RDMA reaches the client (cut-through allowed and the provider took the remote-access handler). */
     boolean cutThrough() {
         return cutThrough;
     }
@@ -459,12 +474,25 @@ final class TargetSide {
         }
     }
 
+    /**
+     * The device reported this queue pair in ERROR by itself (any thread): the connection fails on its own context,
+     * unless it is going down already.
+     */
+    void asyncError(String why) {
+        onContext.execute(() -> {
+            if (!closed && !down()) {
+                events.failed(why);
+            }
+        });
+    }
+
     /** Destroys the QP and CQ. */
     void close() {
         if (closed) {
             return;
         }
         closed = true;
+        shared.unregisterQueuePair(qp.qpNum(), this);
         try {
             qp.close();
         } catch (RuntimeException e) {

@@ -87,7 +87,8 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
     /** The InfiniBand side: device and RC/CM parameters. */
     public record Infiniband(String provider, InetAddress address, int udpPort, int pathMtu, int retryCount,
             int rnrRetry, int localAckTimeout, int cmResponseTimeout, int maxCmRetries, int initiatorDepth,
-            int responderResources, Duration keepalive, String faults, String udpOffload, String idle) {
+            int responderResources, Duration keepalive, String faults, String udpOffload, String idle,
+            boolean cutThrough) {
     }
 
     /**
@@ -424,7 +425,17 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                 intIn(c, "infiniband.max-cm-retries", 0, 15, false),
                 intIn(c, "infiniband.initiator-depth", 1, 255, false),
                 intIn(c, "infiniband.responder-resources", 0, 255, false),
-                nonNegative(c, "infiniband.keepalive"), faults, offload, idle);
+                nonNegative(c, "infiniband.keepalive"), faults, offload, idle, cutThrough(c));
+    }
+
+    /** {@code infiniband.cut-through}: auto (where the provider can answer remote access itself) or off. */
+    private static boolean cutThrough(Config c) {
+        String v = string(c, "infiniband.cut-through").toLowerCase(java.util.Locale.ROOT);
+        return switch (v) {
+            case "auto" -> true;
+            case "off" -> false;
+            default -> throw new ConfigError("infiniband.cut-through", "must be auto or off, got " + v);
+        };
     }
 
     private static Iwarp iwarp(Config c, Listen listen, Routes routes) {

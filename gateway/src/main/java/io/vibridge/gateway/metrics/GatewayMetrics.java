@@ -5,11 +5,13 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
+import io.vibridge.verbs.AsyncEvent;
 import io.vibridge.vitcp.rdmatcp.FrameCheck;
 import io.vibridge.vitcp.wire.Encapsulation;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +38,8 @@ public final class GatewayMetrics {
     private final Counter[] creditStalls = new Counter[Direction.values().length];
     private final Timer cmRoundTrip;
     private final Timer connectSetup;
+    private final Map<String, Counter> asyncEvents = new HashMap<>();
+    private final Counter targetRdmaRefused;
 
     /**
      * Histogram buckets of the setup timers, 10 us .. 10 s in 1-2.5-5 steps (19 and +Inf): from below a CM
@@ -97,6 +101,16 @@ public final class GatewayMetrics {
                     .tag("direction", d.tag())
                     .register(registry);
         }
+        for (String kind : ASYNC_EVENT_KINDS) {
+            asyncEvents.put(kind, Counter.builder("vibridge.ib.async.events")
+                    .description("Asynchronous events of the InfiniBand device (ibv_get_async_event), by kind")
+                    .tag("event", kind)
+                    .register(registry));
+        }
+        targetRdmaRefused = Counter.builder("vibridge.target.rdma.refused")
+                .description("Connections ended because the target RDMA-accessed the client's memory where the gateway"
+                        + " does not carry it (no cut-through: hardware providers, infiniband.cut-through = off)")
+                .register(registry);
         cmRoundTrip = Timer.builder("vibridge.cm.rtt")
                 .description("InfiniBand CM REQ to REP round-trip time")
                 .serviceLevelObjectives(SETUP_BUCKETS)
@@ -106,6 +120,30 @@ public final class GatewayMetrics {
                         + "MPA Request to MPA Reply), the CM round trip included")
                 .serviceLevelObjectives(SETUP_BUCKETS)
                 .register(registry);
+    }
+
+    /** The {@code event} tag values of {@code vibridge_ib_async_events_total}. */
+    static final List<String> ASYNC_EVENT_KINDS = List.of("qp_access_error", "qp_invalid_request", "qp_fatal",
+            "port_down", "port_active", "address_change", "device_fatal");
+
+    /** Counts a device's async event by kind. */
+    public void asyncEvent(AsyncEvent event) {
+        String kind = switch (event) {
+            case AsyncEvent.QueuePairError e -> switch (e.cause()) {
+                case ACCESS_VIOLATION -> "qp_access_error";
+                case INVALID_REQUEST -> "qp_invalid_request";
+                case FATAL -> "qp_fatal";
+            };
+            case AsyncEvent.PortStateChange p -> p.active() ? "port_active" : "port_down";
+            case AsyncEvent.AddressChange a -> "address_change";
+            case AsyncEvent.DeviceFatal d -> "device_fatal";
+        };
+        asyncEvents.get(kind).increment();
+    }
+
+    /** A connection ended by target RDMA aimed at the client's memory, which the gateway does not carry. */
+    public void targetRdmaRefused() {
+        targetRdmaRefused.increment();
     }
 
     /** 1, 2.5, 5 x each power of ten from {@code fromNanos} up to {@code toNanos}. */

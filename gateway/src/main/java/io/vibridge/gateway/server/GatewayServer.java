@@ -2,6 +2,7 @@ package io.vibridge.gateway.server;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Context;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.ContextInternal;
@@ -9,6 +10,8 @@ import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
+import io.vibridge.cm.route.CmFormat;
+import io.vibridge.cm.route.Route;
 import io.vibridge.gateway.admin.AdminServer;
 import io.vibridge.gateway.admin.ConnectionInfo;
 import io.vibridge.gateway.bridge.BridgedConnection;
@@ -125,12 +128,36 @@ public final class GatewayServer implements AutoCloseable {
         shared = new BridgeContext(config, device, pd, pool, metrics);
         rate = new ConnectRateLimiter(config.limits().connectRate(), config.limits().connectBurst());
         registerDeviceMeters(metrics);
-        if (!device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER)) {
-            log.warn("verbs provider {} cannot answer remote access itself: target-initiated RDMA to clients "
-                    + "(cut-through) is refused (the target's operation fails with a remote access error)",
-                    device.providerName());
+        Context asyncEvents = vertx.getOrCreateContext();
+        device.onAsyncEvent(shared::onAsyncEvent, r -> asyncEvents.runOnContext(v -> r.run()));
+        if (!device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER) || !ib.cutThrough()) {
+            log.warn("{}: target-initiated RDMA WRITE/READ aimed at a client's memory (cut-through) is not carried: the "
+                    + "target's operation fails with a remote access error and its connection closes",
+                    ib.cutThrough() ? "verbs provider " + device.providerName() + " cannot answer remote access itself"
+                            : "infiniband.cut-through = off");
+            warnRoutesThatNeedCutThrough();
         } else {
             log.info("cut-through on: target-initiated RDMA WRITE/READ is forwarded to the client's memory");
+        }
+    }
+
+    /**
+     * Without cut-through, the routes whose targets usually RDMA the client's memory: rdma_cm servers (rping,
+     * perftest's READ/WRITE servers, NVMe-oF, iSER and NFS/RDMA targets) behind rdma-cm routes and iWARP listeners.
+     */
+    private void warnRoutesThatNeedCutThrough() {
+        List<Route> routes = config.routes().routes();
+        for (int i = 0; i < routes.size(); i++) {
+            if (routes.get(i).target().parameters().cmFormat() == CmFormat.RDMA_CM) {
+                log.warn("routes[{}] ({}): rdma_cm servers such as rping, NVMe-oF and iSER targets RDMA-read and -write "
+                        + "the client's memory; on this gateway such a connection fails at the first one",
+                        i, routes.get(i).discriminator());
+            }
+        }
+        List<GatewayConfig.IwarpListener> iwarp = config.iwarp().listeners();
+        for (int i = 0; i < iwarp.size(); i++) {
+            log.warn("iwarp.listeners[{}] (port {}): iWARP applications such as rping and NVMe-oF hosts let their peer "
+                    + "RDMA their memory; on this gateway such a connection fails at the first one", i, iwarp.get(i).port());
         }
     }
 

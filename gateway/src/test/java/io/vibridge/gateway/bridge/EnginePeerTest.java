@@ -231,6 +231,10 @@ class EnginePeerTest {
         @Override
         public void failed(io.vibridge.verbs.WcStatus status) {
         }
+
+        @Override
+        public void failed(String why) {
+        }
     }
 
     /** The client engine's owner: it only sends here. */

@@ -306,5 +306,10 @@ class TargetSideTest {
         public void failed(WcStatus status) {
             events.add("ib failed " + status);
         }
+
+        @Override
+        public void failed(String why) {
+            events.add("ib failed: " + why);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.vibridge.verbs.soft;
 
+import io.vibridge.verbs.AsyncEvent;
 import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.CompletionQueue;
 import io.vibridge.verbs.ConnectionManager;
@@ -23,6 +24,8 @@ import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -192,6 +195,12 @@ public final class SoftDevice implements VerbsDevice, RocePort.Inbound {
     }
 
     // ---------------------------------------------------------------- lifecycle
+
+    /** Queue pairs raise {@link AsyncEvent.QueuePairError} when their responder NAKs a request with an error. */
+    @Override
+    public void onAsyncEvent(Consumer<AsyncEvent> handler, Executor executor) {
+        qps.onAsyncEvent(handler, executor);
+    }
 
     @Override
     public void close() {

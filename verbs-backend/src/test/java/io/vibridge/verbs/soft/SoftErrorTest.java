@@ -3,12 +3,18 @@ package io.vibridge.verbs.soft;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.verbs.AcceptParams;
+import io.vibridge.verbs.AsyncEvent;
 import io.vibridge.verbs.ConnectParams;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
 import io.vibridge.verbs.WrOpcode;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -65,6 +71,11 @@ class SoftErrorTest {
     @Test
     void badRkeyGivesRemoteAccessErrorQpErrorAndFlush() throws Exception {
         c = connect(7);
+        BlockingQueue<AsyncEvent> eventsA = new LinkedBlockingQueue<>();
+        BlockingQueue<AsyncEvent> eventsB = new LinkedBlockingQueue<>();
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        c.devA.onAsyncEvent(eventsA::add, executor);
+        c.devB.onAsyncEvent(eventsB::add, executor);
         c.b.postRecv(1, 0, 100);
         c.a.post(new SendWorkRequest().set(1, WrOpcode.RDMA_WRITE, c.a.mr, 0, 64)
                 .remote(c.b.mr.address(), c.b.mr.rkey() ^ 0x100));
@@ -84,6 +95,13 @@ class SoftErrorTest {
         assertThat(r.status).isEqualTo(WcStatus.WR_FLUSH_ERROR);
         assertThat(c.devB.counters().naksSentAccess()).isEqualTo(1);
         assertThat(c.devA.counters().naksReceivedAccess()).isEqualTo(1);
+        // the responder's ERROR is an async event (IBV_EVENT_QP_ACCESS_ERR), the requester's is its completion
+        assertThat(eventsB.poll(10, TimeUnit.SECONDS))
+                .isEqualTo(new AsyncEvent.QueuePairError(c.b.qp.qpNum(), AsyncEvent.QpErrorCause.ACCESS_VIOLATION));
+        executor.shutdown();
+        assertThat(executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(eventsA).isEmpty();
+        assertThat(eventsB).isEmpty();
         // posting in ERROR completes at once as flushed
         c.a.post(new SendWorkRequest().set(4, WrOpcode.SEND, c.a.mr, 0, 8));
         assertThat(c.a.next().status).isEqualTo(WcStatus.WR_FLUSH_ERROR);

@@ -1,12 +1,15 @@
 package io.vibridge.verbs.soft.transport;
 
+import io.vibridge.verbs.AsyncEvent;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.soft.port.PacketPort;
 import io.vibridge.verbs.soft.resource.KeyTable;
 import io.vibridge.verbs.soft.resource.SoftCompletionQueue;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
 
 /**
  * The RC QPs of one device by QP number, and what every QP of it shares: the port, the key table and the
@@ -27,6 +30,11 @@ public final class QpTable {
      * repeats them as stale (cm.c: cm_insert_remote_qpn, REJ 10), and our CA GUID is derived from the address.
      */
     private int nextSlot;
+    /** Where queue pairs raise their asynchronous events ({@code VerbsDevice.onAsyncEvent}); null: nobody listens. */
+    private volatile AsyncSink asyncSink;
+
+    private record AsyncSink(Consumer<AsyncEvent> handler, Executor executor) {
+    }
 
     public QpTable(PacketPort port, KeyTable keys, int firstQpn, int slots, int window, int maxPktPerAck) {
         this.port = port;
@@ -36,6 +44,19 @@ public final class QpTable {
         this.window = window;
         this.maxPktPerAck = maxPktPerAck;
         this.nextSlot = ThreadLocalRandom.current().nextInt(slots);
+    }
+
+    /** Sets the handler of the queue pairs' asynchronous events (null: none). */
+    public void onAsyncEvent(Consumer<AsyncEvent> handler, Executor executor) {
+        asyncSink = handler == null ? null : new AsyncSink(handler, executor);
+    }
+
+    /** Hands {@code event} to the handler's executor; callers may hold a QP's monitor. */
+    void raise(AsyncEvent event) {
+        AsyncSink sink = asyncSink;
+        if (sink != null) {
+            sink.executor().execute(() -> sink.handler().accept(event));
+        }
     }
 
     /** A new QP in INIT on the next free number. */

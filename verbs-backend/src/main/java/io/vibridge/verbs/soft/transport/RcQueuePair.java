@@ -1,5 +1,6 @@
 package io.vibridge.verbs.soft.transport;
 
+import io.vibridge.verbs.AsyncEvent;
 import io.vibridge.verbs.CompletionQueue;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePair;
@@ -168,6 +169,11 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
         state = QpState.ERROR;
         requester.flush();
         responder.flush();
+    }
+
+    /** Raises this QP's asynchronous error event (the device's handler runs it on its executor). */
+    void raise(AsyncEvent.QpErrorCause cause) {
+        table.raise(new AsyncEvent.QueuePairError(qpn, cause));
     }
 
     @Override

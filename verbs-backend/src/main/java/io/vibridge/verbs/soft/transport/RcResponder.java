@@ -1,5 +1,6 @@
 package io.vibridge.verbs.soft.transport;
 
+import io.vibridge.verbs.AsyncEvent;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePairAccessHandler;
 import io.vibridge.verbs.ReceiveWorkRequest;
@@ -452,10 +453,16 @@ final class RcResponder {
     }
 
     /** An error NAK goes out at once: the QP enters the error state, the READs before it are never answered. */
+    /** A class B/C/D responder error (IBA 9.9.3.1.3, Linux rxe_resp.c do_class_ac_error): NAK, ERROR, async event. */
     private void nakError(int code, int psn) {
         qp.counters.naksSent[code].increment();
         transmitAck(Aeth.nak(code), psn);
         qp.enterError("responder NAK " + code);
+        qp.raise(switch (code) {
+            case Aeth.REMOTE_ACCESS_ERROR -> AsyncEvent.QpErrorCause.ACCESS_VIOLATION;
+            case Aeth.INVALID_REQUEST -> AsyncEvent.QpErrorCause.INVALID_REQUEST;
+            default -> AsyncEvent.QpErrorCause.FATAL;
+        });
     }
 
     /**
