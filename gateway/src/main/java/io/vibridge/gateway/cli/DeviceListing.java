@@ -1,6 +1,7 @@
 package io.vibridge.gateway.cli;
 
 import io.vibridge.gateway.admin.DeviceInfo;
+import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.VerbsProvider;
 import java.io.PrintWriter;
 import java.util.List;
@@ -36,6 +37,28 @@ final class DeviceListing {
         out.println("\t\t\tlink_layer:\t\tEthernet");
         out.println("\t\t\tGID[  0]:\t\t" + d.gid() + ", RoCE v2 (" + d.gidAddress() + ")");
         d.properties().forEach((k, v) -> out.println("\t\t\t" + k + ":" + "\t".repeat(k.length() < 7 ? 3 : 2) + v));
+    }
+
+    /**
+     * What the gateway's bridge carries on this device, by operation and direction (docs/hardware.md "What the bridge
+     * carries, per provider"): client-initiated operations and Sends both ways always; target-initiated RDMA aimed at
+     * a client's memory only with cut-through; the CM formats and Service IDs the device's CM can carry.
+     */
+    static void bridge(PrintWriter out, DeviceInfo d, boolean cutThroughAllowed) {
+        boolean handler = d.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER.name());
+        out.println("	bridge on this device:");
+        out.println("		client Send -> target:			yes");
+        out.println("		client RDMA Write, Read -> target:	yes");
+        out.println("		target SEND -> client:			yes");
+        out.println("		target RDMA WRITE, READ -> client:	" + (handler && cutThroughAllowed ? "yes (cut-through)"
+                : handler ? "no (infiniband.cut-through = off)"
+                : "no (the device executes incoming RDMA against its own registrations)"));
+        out.println("		cm-format hello:			" + (!d.capabilities().contains(Capability.CM_PRIVATE_DATA.name())
+                ? "no (the provider delivers no CM private data)"
+                : d.rdmaCm() ? "short Hello behind rdma_cm's CMA header (56 bytes)" : "whole Hello (92 bytes)"));
+        out.println("		cm-format rdma-cm:			yes");
+        out.println("		Service IDs:				" + (d.capabilities().contains(Capability.ANY_SERVICE_ID.name()) ? "any"
+                : "rdma_cm port spaces only"));
     }
 
     /** An MTU as ibv_devinfo prints it: bytes and the IBA enumeration (256 = 1 .. 4096 = 5). */

@@ -92,6 +92,7 @@ final class DevicesCommand implements Callable<Integer> {
             }
         }
         DeviceListing.device(out, info);
+        DeviceListing.bridge(out, info, ib.cutThrough());
         out.flush();
         return 0;
     }

@@ -83,7 +83,8 @@ class AdminViewsTest {
                 .contains("hca_id:\tsoft-" + FREE, "\tprovider:\t\t\tsoft", "PORT_ACTIVE (4)", "max_mtu:\t\t4096 (5)",
                         "active_mtu:\t\t4096 (5)", "link_layer:\t\tEthernet", "ffff:7f00:0084, RoCE v2",
                         "REMOTE_ACCESS_HANDLER", "udp_port:\t\t4791", "interface_mtu:\t\t65536", "udp_offload:",
-                        "idle:\t\t\tblock");
+                        "idle:\t\t\tblock", "target RDMA WRITE, READ -> client:\tyes (cut-through)",
+                        "cm-format hello:\t\t\twhole Hello (92 bytes)", "Service IDs:\t\t\t\tany");
         try (DatagramSocket again = new DatagramSocket(new InetSocketAddress(FREE, 4791))) {
             assertThat(again.isBound()).isTrue();
         }

@@ -100,6 +100,12 @@ final class DisniConnectionManager implements ConnectionManager {
         closed = true;
     }
 
+    private static String eventName(RdmaCmEvent ev) {
+        int e = ev.getEvent();
+        RdmaCmEvent.EventType[] types = RdmaCmEvent.EventType.values();
+        return e >= 0 && e < types.length ? types[e].name() : "type " + e;
+    }
+
     private void eventLoop() {
         while (!closed) {
             RdmaCmEvent ev;
@@ -117,7 +123,12 @@ final class DisniConnectionManager implements ConnectionManager {
             try {
                 handle(ev);
             } catch (IOException | RuntimeException e) {
-                LOG.error("handling rdma_cm event failed", e);
+                // the id's owner must not wait for an event that will never come: its connect ends here
+                Id id = ids.remove(ev.getConnIdPriv());
+                LOG.error("handling rdma_cm event {} failed{}", eventName(ev), id == null ? "" : ": the connect fails", e);
+                if (id != null) {
+                    id.emit(new CmEvent.ConnectTimeout(id));
+                }
             } finally {
                 try {
                     ev.ackEvent();
@@ -159,8 +170,8 @@ final class DisniConnectionManager implements ConnectionManager {
                 id.privateData = direct(p.privateData());
                 cp.setPrivate_data(MemorySegment.ofBuffer(id.privateData).address());
                 cp.setPrivate_data_len((byte) p.privateData().length);
-                cp.setResponder_resources((byte) p.responderResources());
-                cp.setInitiator_depth((byte) p.initiatorDepth());
+                // DiSNI 2.1 refuses read depths ("Operation currently not supported"): libdisni's _connect puts
+                // the device's max_qp_rd_atom in both
                 cp.setRetry_count((byte) p.retryCount());
                 cp.setRnr_retry_count((byte) p.rnrRetryCount());
                 cid.connect(cp);
@@ -273,8 +284,7 @@ final class DisniConnectionManager implements ConnectionManager {
                     privateData = direct(p.privateData());
                     cp.setPrivate_data(MemorySegment.ofBuffer(privateData).address());
                     cp.setPrivate_data_len((byte) p.privateData().length);
-                    cp.setResponder_resources((byte) p.responderResources());
-                    cp.setInitiator_depth((byte) p.initiatorDepth());
+                    // read depths: the device's max_qp_rd_atom (libdisni _accept), as on connect
                     cp.setRnr_retry_count((byte) p.rnrRetryCount());
                     cid.accept(cp);
                 } catch (IOException e) {
