@@ -16,9 +16,10 @@ final class DeviceListing {
     }
 
     static void providers(PrintWriter out, List<VerbsProvider> providers, Map<VerbsProvider, String> availability) {
-        out.println("providers (automatic selection takes the first usable):");
+        out.println("providers (automatic selection takes the first usable that it may select):");
         for (VerbsProvider p : providers) {
-            out.printf("\t%-8s priority %-4d %s%n", p.name(), p.priority(), availability.get(p));
+            out.printf("\t%-9s priority %-4d %s%s%n", p.name(), p.priority(), availability.get(p),
+                    p.selectedAutomatically() ? "" : " (only when named)");
         }
     }
 

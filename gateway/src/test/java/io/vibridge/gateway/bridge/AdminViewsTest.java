@@ -80,6 +80,7 @@ class AdminViewsTest {
         CliRun r = CliRun.of("devices", "--address", FREE, "--provider", "soft");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).containsPattern("(?m)^\tsoft +priority 0 +usable$")
+                .containsPattern("(?m)^\tdisni +priority 100 +unusable: .*\\(only when named\\)$")
                 .contains("hca_id:\tsoft-" + FREE, "\tprovider:\t\t\tsoft", "PORT_ACTIVE (4)", "max_mtu:\t\t4096 (5)",
                         "active_mtu:\t\t4096 (5)", "link_layer:\t\tEthernet", "ffff:7f00:0084, RoCE v2",
                         "REMOTE_ACCESS_HANDLER", "udp_port:\t\t4791", "interface_mtu:\t\t65536", "udp_offload:",
