@@ -6,16 +6,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vibridge.verbs.soft.TestDevices;
 import org.junit.jupiter.api.Test;
 
-/** Provider lookup: DiSNI first when usable, else soft; explicit choice; clear reasons. */
+/** Provider lookup: rdma-core, then DiSNI, when usable, else soft; explicit choice; clear reasons. */
 class VerbsProviderTest {
     @Test
-    void bothProvidersAreFoundDisniFirst() {
-        assertThat(Verbs.providers()).extracting(VerbsProvider::name).containsExactly("disni", "soft");
+    void theProvidersAreFoundHardwareFirst() {
+        assertThat(Verbs.providers()).extracting(VerbsProvider::name).containsExactly("rdma-core", "disni", "soft");
     }
 
     @Test
     void disniReportsWhyItIsUnusableHere() {
-        VerbsProvider disni = Verbs.providers().getFirst();
+        VerbsProvider disni = Verbs.providers().get(1);
         VerbsProvider.Availability a = disni.availability(DeviceConfig.of("127.0.0.19"));
         assertThat(a.usable()).isFalse();
         assertThat(a.reason()).contains("libdisni not present");
