@@ -67,8 +67,8 @@ final class DeviceFinder {
             MemorySegment num = a.allocate(JAVA_INT);
             MemorySegment list = (MemorySegment) Ibv.GET_DEVICE_LIST.invokeExact(num);
             if (list.equals(MemorySegment.NULL)) {
-                throw new VerbsException(Ibv.LIBRARY + " found but the kernel offers no RDMA (ibv_get_device_list "
-                        + "failed: no /sys/class/infiniband or no ib_uverbs module)");
+                throw new VerbsException(Ibv.LIBRARY + " found but no RDMA device (ibv_get_device_list failed: "
+                        + "the kernel has no /sys/class/infiniband or no ib_uverbs module)");
             }
             try {
                 int n = num.get(JAVA_INT, 0);
