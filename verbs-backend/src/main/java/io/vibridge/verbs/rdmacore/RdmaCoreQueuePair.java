@@ -124,7 +124,7 @@ final class RdmaCoreQueuePair implements QueuePair {
                 a.set(JAVA_BYTE, IbvLayouts.QPA_PORT, (byte) device.port());
                 a.set(JAVA_INT, IbvLayouts.QPA_ACCESS, ACCESS_ALL);
             }, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-            RdmaCoreCheck.equalsInt("ibv_qp.qp_num vs ibv_query_qp's state", state().ordinal(), QpState.INIT.ordinal());
+            RdmaCoreCheck.equalsInt("ibv_query_qp state after RESET -> INIT", state().ordinal(), QpState.INIT.ordinal());
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -213,15 +213,8 @@ final class RdmaCoreQueuePair implements QueuePair {
             if (closed) {
                 throw new VerbsException("queue pair " + qpNum + " is closed");
             }
-            MemorySegment w = sendWr;
-            w.set(JAVA_LONG, IbvLayouts.SWR_WR_ID, wr.wrId);
-            w.set(JAVA_INT, IbvLayouts.SWR_OPCODE, WcCodes.wrOpcode(wr.opcode));
-            w.set(JAVA_INT, IbvLayouts.SWR_SEND_FLAGS,
-                    (wr.signaled ? IBV_SEND_SIGNALED : 0) | (wr.solicited ? IBV_SEND_SOLICITED : 0));
-            w.set(WcCodes.INT_BE, IbvLayouts.SWR_IMM, wr.opcode.hasImmediate() ? wr.immediate : 0);
-            w.set(JAVA_LONG, IbvLayouts.SWR_REMOTE_ADDR, wr.remoteAddress);
-            w.set(JAVA_INT, IbvLayouts.SWR_RKEY, wr.rkey);
-            w.set(JAVA_INT, IbvLayouts.SWR_NUM_SGE, sge(sendSge, wr.local, wr.localOffset, wr.length));
+            ours(wr.local);
+            encodeSend(sendWr, sendSge, wr);
             try {
                 rc = (int) Ibv.FP_POST.invokeExact(device.postSend, qp, sendWr, sendBad);
             } catch (Throwable t) {
@@ -241,8 +234,8 @@ final class RdmaCoreQueuePair implements QueuePair {
             if (closed) {
                 throw new VerbsException("queue pair " + qpNum + " is closed");
             }
-            recvWr.set(JAVA_LONG, IbvLayouts.RWR_WR_ID, wr.wrId);
-            recvWr.set(JAVA_INT, IbvLayouts.RWR_NUM_SGE, sge(recvSge, wr.region, wr.offset, wr.length));
+            ours(wr.region);
+            encodeRecv(recvWr, recvSge, wr);
             try {
                 rc = (int) Ibv.FP_POST.invokeExact(device.postRecv, qp, recvWr, recvBad);
             } catch (Throwable t) {
@@ -255,24 +248,48 @@ final class RdmaCoreQueuePair implements QueuePair {
         }
     }
 
+    private static void ours(MemoryRegion region) {
+        if (region != null && !(region instanceof RdmaCoreMemoryRegion)) {
+            throw new IllegalArgumentException("the memory region is not an rdma-core registration");
+        }
+    }
+
+    /**
+     * Writes {@code wr} into the native ibv_send_wr {@code w} (whose sg_list already points at {@code sge}):
+     * verbs.h's opcode and flag values, imm_data in network order, wr.rdma for READ/WRITE.
+     */
+    static void encodeSend(MemorySegment w, MemorySegment sge, SendWorkRequest wr) {
+        w.set(JAVA_LONG, IbvLayouts.SWR_WR_ID, wr.wrId);
+        w.set(JAVA_INT, IbvLayouts.SWR_OPCODE, WcCodes.wrOpcode(wr.opcode));
+        w.set(JAVA_INT, IbvLayouts.SWR_SEND_FLAGS,
+                (wr.signaled ? IBV_SEND_SIGNALED : 0) | (wr.solicited ? IBV_SEND_SOLICITED : 0));
+        w.set(WcCodes.INT_BE, IbvLayouts.SWR_IMM, wr.opcode.hasImmediate() ? wr.immediate : 0);
+        w.set(JAVA_LONG, IbvLayouts.SWR_REMOTE_ADDR, wr.remoteAddress);
+        w.set(JAVA_INT, IbvLayouts.SWR_RKEY, wr.rkey);
+        w.set(JAVA_INT, IbvLayouts.SWR_NUM_SGE, sge(sge, wr.local, wr.localOffset, wr.length));
+    }
+
+    /** Writes {@code wr} into the native ibv_recv_wr {@code w} (sg_list already {@code sge}). */
+    static void encodeRecv(MemorySegment w, MemorySegment sge, ReceiveWorkRequest wr) {
+        w.set(JAVA_LONG, IbvLayouts.RWR_WR_ID, wr.wrId);
+        w.set(JAVA_INT, IbvLayouts.RWR_NUM_SGE, sge(sge, wr.region, wr.offset, wr.length));
+    }
+
     /** Writes one SGE; returns num_sge (0 for a zero-length request without a region). */
-    private static int sge(MemorySegment sge, MemoryRegion region, int offset, int length) {
+    static int sge(MemorySegment sge, MemoryRegion region, int offset, int length) {
         if (region == null) {
             if (length != 0) {
                 throw new IllegalArgumentException("a work request of " + length + " bytes needs a memory region");
             }
             return 0;
         }
-        if (!(region instanceof RdmaCoreMemoryRegion r)) {
-            throw new IllegalArgumentException("the memory region is not an rdma-core registration");
-        }
-        if (offset < 0 || length < 0 || (long) offset + length > r.length()) {
+        if (offset < 0 || length < 0 || (long) offset + length > region.length()) {
             throw new IllegalArgumentException("work request [" + offset + ", +" + length + ") outside the region of "
-                    + r.length() + " bytes");
+                    + region.length() + " bytes");
         }
-        sge.set(JAVA_LONG, IbvLayouts.SGE_ADDR, r.address() + offset);
+        sge.set(JAVA_LONG, IbvLayouts.SGE_ADDR, region.address() + offset);
         sge.set(JAVA_INT, IbvLayouts.SGE_LENGTH, length);
-        sge.set(JAVA_INT, IbvLayouts.SGE_LKEY, r.lkey());
+        sge.set(JAVA_INT, IbvLayouts.SGE_LKEY, region.lkey());
         return 1;
     }
 
