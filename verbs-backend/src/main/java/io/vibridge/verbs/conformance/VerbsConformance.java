@@ -35,7 +35,7 @@ import java.util.zip.CRC32;
  * The verbs SPI's conformance scenarios, written once against the SPI so they run on any provider: two RC queue
  * pairs of one device connected out of band, SEND/RECV 64 B..64 KiB with checksums, SEND with immediate, RDMA
  * WRITE (+IMM), RDMA READ, RNR (no receive posted), a bad rkey, QP to error and the flush, query_qp, CQ notify,
- * no allocation per work request; and optionally quick SEND/WRITE bandwidth and SEND latency figures. Each
+ * CQ moderation as stated, no allocation per work request; and optionally quick SEND/WRITE bandwidth and SEND latency figures. Each
  * scenario prints {@code PASS name}, {@code FAIL name: why} or {@code SKIP name: why}; {@link #run} returns the
  * result. Used by {@link ConformanceMain} in the VM (rdma-core on rxe0/siw0) and by a unit test on the soft provider.
  */
@@ -92,6 +92,7 @@ public final class VerbsConformance {
             scenario(only, "bad-rkey", this::badRkey);
             scenario(only, "query-qp", this::queryQp);
             scenario(only, "cq-notify", this::notifyScenario);
+            scenario(only, "cq-moderation-capability", this::moderation);
             scenario(only, "no-allocation-per-wr", this::noAllocation);
             if (bench) {
                 scenario(only, "bw-send-64k", () -> bandwidth(WrOpcode.SEND));
@@ -395,6 +396,22 @@ public final class VerbsConformance {
             WorkCompletion r = next(p.cqB);
             check(r.wrId == 2, "the waiting completion is still polled: " + r);
             return "armed: fired once per arm, also for a waiting completion";
+        }
+    }
+
+    /** CQ_MODERATION is stated honestly: moderate works with it and throws UnsupportedOperationException without. */
+    private String moderation() {
+        boolean claimed = device.capabilities().contains(Capability.CQ_MODERATION);
+        try (CompletionQueue cq = device.createCompletionQueue(16)) {
+            try {
+                cq.moderate(4, 100);
+                cq.moderate(1, 0);
+                check(claimed, "moderate worked without CQ_MODERATION");
+                return "CQ_MODERATION: moderate(4, 100) accepted";
+            } catch (UnsupportedOperationException e) {
+                check(!claimed, "CQ_MODERATION stated but moderate refused: " + e.getMessage());
+                return "no CQ_MODERATION: moderate refused (" + e.getMessage() + ")";
+            }
         }
     }
 

@@ -177,7 +177,7 @@ final class RdmaCoreCompletionQueue implements CompletionQueue {
             throw new IllegalArgumentException("moderation count must be 1..65535 and period 0..65535 us, got "
                     + count + ", " + periodMicros);
         }
-        if (device.modifyCq.equals(MemorySegment.NULL)) {
+        if (!device.capabilities().contains(io.vibridge.verbs.Capability.CQ_MODERATION)) {
             throw new UnsupportedOperationException("completion moderation: " + device.name()
                     + " has no ibv_modify_cq (no CQ_MODERATION)");
         }

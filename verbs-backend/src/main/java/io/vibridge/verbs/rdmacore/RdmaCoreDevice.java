@@ -91,7 +91,7 @@ public final class RdmaCoreDevice implements VerbsDevice {
             if (opened.transport() == DeviceFinder.TRANSPORT_IB) {
                 caps.add(Capability.OUT_OF_BAND_CONNECT);    // iWARP QPs connect only through the iWARP CM
             }
-            if (!modifyCq.equals(MemorySegment.NULL)) {
+            if (moderates(context, modifyCq)) {
                 caps.add(Capability.CQ_MODERATION);
             }
             capabilities = Collections.unmodifiableSet(caps);
@@ -128,6 +128,33 @@ public final class RdmaCoreDevice implements VerbsDevice {
             return ch.reinterpret(IbvLayouts.COMP_CHANNEL.byteSize());
         } catch (VerbsException e) {
             throw e;
+        } catch (Throwable t) {
+            throw Ibv.bug(t);
+        }
+    }
+
+    /**
+     * Whether {@code ibv_modify_cq} works here: libibverbs fills the ops a driver lacks with stubs that return
+     * EOPNOTSUPP (rdma-core dummy_ops.c), so a non-NULL verbs_context.modify_cq proves nothing; ask it on a
+     * one-entry CQ with the default moderation (1 completion, 0 us).
+     */
+    private static boolean moderates(MemorySegment context, MemorySegment modifyCq) {
+        if (modifyCq.equals(MemorySegment.NULL)) {
+            return false;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
+            MemorySegment cq = (MemorySegment) Ibv.CREATE_CQ.invokeExact(errno, context, 1, MemorySegment.NULL,
+                    MemorySegment.NULL, 0);
+            if (cq.equals(MemorySegment.NULL)) {
+                return false;
+            }
+            MemorySegment attr = a.allocate(IbvLayouts.MODIFY_CQ_ATTR);
+            attr.set(JAVA_INT, 0, 1);                          // IBV_CQ_ATTR_MODERATE
+            attr.set(JAVA_SHORT, 4, (short) 1);
+            int rc = (int) Ibv.FP_MODIFY_CQ.invokeExact(modifyCq, cq, attr);
+            int ignored = (int) Ibv.DESTROY_CQ.invokeExact(cq);
+            return rc == 0;
         } catch (Throwable t) {
             throw Ibv.bug(t);
         }

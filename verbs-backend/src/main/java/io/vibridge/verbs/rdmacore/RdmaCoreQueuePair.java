@@ -124,7 +124,10 @@ final class RdmaCoreQueuePair implements QueuePair {
                 a.set(JAVA_BYTE, IbvLayouts.QPA_PORT, (byte) device.port());
                 a.set(JAVA_INT, IbvLayouts.QPA_ACCESS, ACCESS_ALL);
             }, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-            RdmaCoreCheck.equalsInt("ibv_query_qp state after RESET -> INIT", state().ordinal(), QpState.INIT.ordinal());
+            if (!device.iwarp()) {
+                RdmaCoreCheck.equalsInt("ibv_query_qp state after RESET -> INIT", state().ordinal(),
+                        QpState.INIT.ordinal());
+            }
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -170,9 +173,11 @@ final class RdmaCoreQueuePair implements QueuePair {
         return attr;
     }
 
-    private static QpState state(int ibv) {
+    private QpState state(int ibv) {
         QpState[] v = QpState.values();            // same order as enum ibv_qp_state (RESET..ERR)
-        return ibv >= 0 && ibv < v.length ? v[ibv] : QpState.ERROR;
+        QpState st = ibv >= 0 && ibv < v.length ? v[ibv] : QpState.ERROR;
+        // siw keeps RESET and INIT as one state, IDLE, which it reports as RESET (siw_verbs.c): ours are INIT
+        return st == QpState.RESET && device.iwarp() ? QpState.INIT : st;
     }
 
     @Override
