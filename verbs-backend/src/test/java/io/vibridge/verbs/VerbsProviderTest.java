@@ -6,16 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vibridge.verbs.soft.TestDevices;
 import org.junit.jupiter.api.Test;
 
-/** Provider lookup: the first usable provider selected automatically; DiSNI only by name; clear reasons. */
+/** Provider lookup: rdma-core, DiSNI, soft by priority; automatic selection takes the first usable it may select (DiSNI
+ * only by name); explicit choice; clear reasons. */
 class VerbsProviderTest {
     @Test
-    void bothProvidersAreFoundDisniFirst() {
-        assertThat(Verbs.providers()).extracting(VerbsProvider::name).containsExactly("disni", "soft");
+    void theProvidersAreFoundHardwareFirst() {
+        assertThat(Verbs.providers()).extracting(VerbsProvider::name).containsExactly("rdma-core", "disni", "soft");
     }
 
     @Test
     void disniReportsWhyItIsUnusableHere() {
-        VerbsProvider disni = Verbs.providers().getFirst();
+        VerbsProvider disni = Verbs.providers().get(1);
         VerbsProvider.Availability a = disni.availability(DeviceConfig.of("127.0.0.19"));
         assertThat(a.usable()).isFalse();
         assertThat(a.reason()).contains("libdisni not present");
@@ -38,6 +39,7 @@ class VerbsProviderTest {
         VerbsProvider disni = Verbs.providers().stream().filter(p -> p.name().equals("disni")).findFirst().orElseThrow();
         VerbsProvider soft = Verbs.providers().stream().filter(p -> p.name().equals("soft")).findFirst().orElseThrow();
         assertThat(disni.selectedAutomatically()).isFalse();
+        assertThat(Verbs.providers().getFirst().selectedAutomatically()).as("rdma-core, until its CM exists").isFalse();
         assertThat(soft.selectedAutomatically()).isTrue();
     }
 
@@ -47,14 +49,14 @@ class VerbsProviderTest {
         assertThatThrownBy(() -> Verbs.open(DeviceConfig.of("::1")))
                 .isInstanceOf(VerbsException.class)
                 .hasMessageContaining("no usable verbs provider: ")
-                .hasMessageContaining("disni: only when named")
+                .hasMessageContaining("rdma-core: only when named; disni: only when named")
                 .hasMessageContaining("soft: ");
     }
 
     @Test
     void unknownProviderNameAndBadConfigAreRefused() {
         assertThatThrownBy(() -> Verbs.open(DeviceConfig.of("127.0.0.19").withProvider("nope")))
-                .hasMessageContaining("no verbs provider named nope (there are disni, soft)");
+                .hasMessageContaining("no verbs provider named nope (there are rdma-core, disni, soft)");
         assertThatThrownBy(() -> new DeviceConfig(null, 4791, null, null)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new DeviceConfig(java.net.InetAddress.getLoopbackAddress(), 0, null, null))
                 .isInstanceOf(IllegalArgumentException.class);

@@ -21,11 +21,12 @@ import java.util.Map;
  * @param maxPathMtu   the port's largest path MTU in bytes (what connections use at most)
  * @param capabilities the {@link Capability} names the device has
  * @param properties   provider-specific settings, name to value ({@link VerbsDevice#properties()})
- * @param rdmaCm       the device's CM is rdma_cm with IP addressing: it writes the CMA header, 56 bytes of REQ
- *                     private data are left ({@link io.vibridge.verbs.ConnectionManager#writesCmaHeader()})
+ * @param cm           the device's connection manager: {@code ib-cm} (the raw IB CM, 92 bytes of REQ private data),
+ *                     {@code rdma-cm} (rdma_cm with IP addressing: it writes the CMA header, 56 bytes are left;
+ *                     {@link io.vibridge.verbs.ConnectionManager#writesCmaHeader()}) or {@code none}
  */
 public record DeviceInfo(String name, String provider, String address, String gid, int maxPathMtu,
-                         List<String> capabilities, Map<String, String> properties, boolean rdmaCm) {
+                         List<String> capabilities, Map<String, String> properties, String cm) {
     public DeviceInfo {
         capabilities = List.copyOf(capabilities);
         properties = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(properties));
@@ -34,7 +35,16 @@ public record DeviceInfo(String name, String provider, String address, String gi
     public static DeviceInfo of(VerbsDevice d) {
         return new DeviceInfo(d.name(), d.providerName(), d.address().getHostAddress(), gidText(d.gid()),
                 d.maxPathMtu(), d.capabilities().stream().sorted().map(Capability::name).toList(), d.properties(),
-                d.connectionManager().writesCmaHeader());
+                cm(d));
+    }
+
+    /** {@code ib-cm}, {@code rdma-cm} or {@code none} (a provider without a connection manager throws for it). */
+    static String cm(VerbsDevice d) {
+        try {
+            return d.connectionManager().writesCmaHeader() ? "rdma-cm" : "ib-cm";
+        } catch (UnsupportedOperationException e) {
+            return "none";
+        }
     }
 
     /** {@code 0000:0000:0000:0000:0000:ffff:7f00:0002}, as {@code ibv_devinfo -v} prints a GID. */
@@ -70,7 +80,7 @@ public record DeviceInfo(String name, String provider, String address, String gi
         JsonObject p = new JsonObject();
         properties.forEach(p::put);
         return new JsonObject().put("name", name).put("provider", provider).put("address", address).put("gid", gid)
-                .put("maxPathMtu", maxPathMtu).put("capabilities", new JsonArray(capabilities)).put("properties", p).put("rdmaCm", rdmaCm);
+                .put("maxPathMtu", maxPathMtu).put("capabilities", new JsonArray(capabilities)).put("properties", p).put("cm", cm);
     }
 
     public static DeviceInfo fromJson(JsonObject j) {
@@ -78,6 +88,6 @@ public record DeviceInfo(String name, String provider, String address, String gi
         j.getJsonObject("properties", new JsonObject()).forEach(e -> p.put(e.getKey(), String.valueOf(e.getValue())));
         return new DeviceInfo(j.getString("name"), j.getString("provider"), j.getString("address"), j.getString("gid"),
                 j.getInteger("maxPathMtu"), j.getJsonArray("capabilities", new JsonArray()).stream()
-                        .map(String::valueOf).toList(), p, j.getBoolean("rdmaCm", false));
+                        .map(String::valueOf).toList(), p, j.getString("cm", "ib-cm"));
     }
 }

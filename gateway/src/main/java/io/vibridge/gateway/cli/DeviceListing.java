@@ -47,18 +47,23 @@ final class DeviceListing {
      */
     static void bridge(PrintWriter out, DeviceInfo d, boolean cutThroughAllowed) {
         boolean handler = d.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER.name());
-        out.println("	bridge on this device:");
-        out.println("		client Send -> target:			yes");
-        out.println("		client RDMA Write, Read -> target:	yes");
-        out.println("		target SEND -> client:			yes");
-        out.println("		target RDMA WRITE, READ -> client:	" + (handler && cutThroughAllowed ? "yes (cut-through)"
+        out.println("\tbridge on this device:");
+        out.println("\t\tclient Send -> target:\t\t\tyes");
+        out.println("\t\tclient RDMA Write, Read -> target:\tyes");
+        out.println("\t\ttarget SEND -> client:\t\t\tyes");
+        out.println("\t\ttarget RDMA WRITE, READ -> client:\t" + (handler && cutThroughAllowed ? "yes (cut-through)"
                 : handler ? "no (infiniband.cut-through = off)"
                 : "no (the device executes incoming RDMA against its own registrations)"));
-        out.println("		cm-format hello:			" + (!d.capabilities().contains(Capability.CM_PRIVATE_DATA.name())
+        if (d.cm().equals("none")) {
+            out.println("\t\tconnections:\t\t\t\tnone (the provider has no connection manager yet)");
+            return;
+        }
+        out.println("\t\tcm-format hello:\t\t\t" + (!d.capabilities().contains(Capability.CM_PRIVATE_DATA.name())
                 ? "no (the provider delivers no CM private data)"
-                : d.rdmaCm() ? "short Hello behind rdma_cm's CMA header (56 bytes)" : "whole Hello (92 bytes)"));
-        out.println("		cm-format rdma-cm:			yes");
-        out.println("		Service IDs:				" + (d.capabilities().contains(Capability.ANY_SERVICE_ID.name()) ? "any"
+                : d.cm().equals("rdma-cm") ? "short Hello behind rdma_cm's CMA header (56 bytes)"
+                : "whole Hello (92 bytes)"));
+        out.println("\t\tcm-format rdma-cm:\t\t\tyes");
+        out.println("\t\tService IDs:\t\t\t\t" + (d.capabilities().contains(Capability.ANY_SERVICE_ID.name()) ? "any"
                 : "rdma_cm port spaces only"));
     }
 

@@ -25,6 +25,7 @@ import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.ProcessMeters;
 import io.vibridge.gateway.metrics.RejectReason;
 import io.vibridge.verbs.Capability;
+import io.vibridge.verbs.ConnectionManager;
 import io.vibridge.verbs.DeviceConfig;
 import io.vibridge.verbs.DeviceCounters;
 import io.vibridge.verbs.ProtectionDomain;
@@ -94,8 +95,13 @@ public final class GatewayServer implements AutoCloseable {
                     + " (infiniband.address, infiniband.provider = " + ib.provider() + "): " + e.getMessage(), e);
         }
         try {
-            RouteCapabilities.check(config.routes(), device.capabilities(), device.providerName(),
-                    device.connectionManager().writesCmaHeader());
+            ConnectionManager cm;
+            try {
+                cm = device.connectionManager();
+            } catch (UnsupportedOperationException e) {
+                throw new StartupError("verbs provider " + device.providerName() + " cannot connect: " + e.getMessage(), e);
+            }
+            RouteCapabilities.check(config.routes(), device.capabilities(), device.providerName(), cm.writesCmaHeader());
             if (!device.capabilities().contains(Capability.CM_RETRY_CONTROL)) {
                 log.warn("verbs provider {} chooses its own CM retries, ACK timeout, RNR timer and path MTU: "
                         + "infiniband.max-cm-retries, local-ack-timeout, path-mtu are not applied", device.providerName());

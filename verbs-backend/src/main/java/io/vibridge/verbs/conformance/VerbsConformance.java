@@ -1,0 +1,576 @@
+package io.vibridge.verbs.conformance;
+
+import io.vibridge.verbs.Access;
+import io.vibridge.verbs.Capability;
+import io.vibridge.verbs.CompletionQueue;
+import io.vibridge.verbs.MemoryRegion;
+import io.vibridge.verbs.ProtectionDomain;
+import io.vibridge.verbs.QpConnection;
+import io.vibridge.verbs.QpInfo;
+import io.vibridge.verbs.QpInitAttributes;
+import io.vibridge.verbs.QpState;
+import io.vibridge.verbs.QueuePair;
+import io.vibridge.verbs.ReceiveWorkRequest;
+import io.vibridge.verbs.SendWorkRequest;
+import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.verbs.WcOpcode;
+import io.vibridge.verbs.WcStatus;
+import io.vibridge.verbs.WorkCompletion;
+import io.vibridge.verbs.WrOpcode;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.zip.CRC32;
+
+/**
+ * The verbs SPI's conformance scenarios, written once against the SPI so they run on any provider: two RC queue
+ * pairs of one device connected out of band, SEND/RECV 64 B..64 KiB with checksums, SEND with immediate, RDMA
+ * WRITE (+IMM), RDMA READ, RNR (no receive posted), a bad rkey, QP to error and the flush, query_qp, CQ notify,
+ * CQ moderation as stated, no allocation per work request; and optionally quick SEND/WRITE bandwidth and SEND latency figures. Each
+ * scenario prints {@code PASS name}, {@code FAIL name: why} or {@code SKIP name: why}; {@link #run} returns the
+ * result. Used by {@link ConformanceMain} in the VM (rdma-core on rxe0/siw0) and by a unit test on the soft provider.
+ */
+public final class VerbsConformance {
+    static final Set<Access> ALL = EnumSet.allOf(Access.class);
+    static final int BUF = 1 << 20;
+    static final int DEPTH = 128;
+    private final VerbsDevice device;
+    private final PrintStream out;
+    private final long timeoutMs;
+    private final List<String> failures = new ArrayList<>();
+    private int passed;
+    private int skipped;
+    private ProtectionDomain pd;
+
+    public VerbsConformance(VerbsDevice device, PrintStream out, long timeoutMs) {
+        this.device = device;
+        this.out = out;
+        this.timeoutMs = timeoutMs;
+    }
+
+    /** Outcome: counts and the failure lines. */
+    public record Result(int passed, int failed, int skipped, List<String> failures) {
+    }
+
+    /** A scenario: throws (AssertionError or any exception) to fail, {@link Skip} to skip. */
+    interface Scenario {
+        String run() throws Exception;
+    }
+
+    static final class Skip extends RuntimeException {
+        Skip(String why) {
+            super(why, null, false, false);
+        }
+    }
+
+    /** Runs the scenarios whose names {@code only} accepts; {@code bench} adds the figures. */
+    public Result run(Predicate<String> only, boolean bench) {
+        pd = device.allocateProtectionDomain();
+        try {
+            scenario(only, "device-basics", this::deviceBasics);
+            scenario(only, "qp-error-flush", this::flush);
+            scenario(only, "oob-connect", () -> {
+                try (Pair p = pair(null)) {
+                    return "QPs " + p.a.qpNum() + " <-> " + p.b.qpNum() + " RTS, MTU " + p.a.pathMtu();
+                }
+            });
+            scenario(only, "send-recv-checksums", this::sendRecv);
+            scenario(only, "send-with-imm", this::sendImm);
+            scenario(only, "rdma-write", () -> write(false));
+            scenario(only, "rdma-write-imm", () -> write(true));
+            scenario(only, "rdma-read", this::read);
+            scenario(only, "rnr-no-receive", this::rnr);
+            scenario(only, "bad-rkey", this::badRkey);
+            scenario(only, "query-qp", this::queryQp);
+            scenario(only, "cq-notify", this::notifyScenario);
+            scenario(only, "cq-moderation-capability", this::moderation);
+            scenario(only, "no-allocation-per-wr", this::noAllocation);
+            if (bench) {
+                scenario(only, "bw-send-64k", () -> bandwidth(WrOpcode.SEND));
+                scenario(only, "bw-write-64k", () -> bandwidth(WrOpcode.RDMA_WRITE));
+                scenario(only, "lat-send-8b", this::latency);
+            }
+        } finally {
+            pd.close();
+        }
+        out.printf("%d passed, %d failed, %d skipped%n", passed, failures.size(), skipped);
+        out.flush();
+        return new Result(passed, failures.size(), skipped, List.copyOf(failures));
+    }
+
+    private void scenario(Predicate<String> only, String name, Scenario s) {
+        if (!only.test(name)) {
+            return;
+        }
+        long t0 = System.nanoTime();
+        try {
+            String detail = s.run();
+            passed++;
+            out.printf("PASS %s%s (%d ms)%n", name, detail == null || detail.isEmpty() ? "" : ": " + detail,
+                    (System.nanoTime() - t0) / 1_000_000);
+        } catch (Skip e) {
+            skipped++;
+            out.printf("SKIP %s: %s%n", name, e.getMessage());
+        } catch (Throwable e) {
+            String line = "FAIL " + name + ": " + String.valueOf(e.getMessage()).replace('\n', ' ')
+                    + (e instanceof AssertionError ? "" : " (" + e.getClass().getSimpleName() + ")");
+            failures.add(line);
+            out.println(line);
+        }
+        out.flush();
+    }
+
+    static void check(boolean ok, String what) {
+        if (!ok) {
+            throw new AssertionError(what);
+        }
+    }
+
+    // ---- fixtures ----------------------------------------------------------------------------------------
+
+    /** Two connected QPs, each with its own CQ and a 1 MiB region. */
+    final class Pair implements AutoCloseable {
+        final CompletionQueue cqA = device.createCompletionQueue(2 * DEPTH);
+        final CompletionQueue cqB = device.createCompletionQueue(2 * DEPTH);
+        final QueuePair a = pd.createQueuePair(QpInitAttributes.of(cqA, DEPTH));
+        final QueuePair b = pd.createQueuePair(QpInitAttributes.of(cqB, DEPTH));
+        final MemoryRegion ma = pd.registerMemory(ByteBuffer.allocateDirect(BUF), ALL);
+        final MemoryRegion mb = pd.registerMemory(ByteBuffer.allocateDirect(BUF), ALL);
+
+        void connect(java.util.function.UnaryOperator<QpConnection> tweak) {
+            int mtu = Math.min(4096, device.maxPathMtu());
+            QpConnection ab = QpConnection.of(device.address(), b.qpNum(), 100, 200, mtu).withReadDepth(4, 4);
+            QpConnection ba = QpConnection.of(device.address(), a.qpNum(), 200, 100, mtu).withReadDepth(4, 4);
+            a.connect(tweak == null ? ab : tweak.apply(ab));
+            b.connect(ba);
+        }
+
+        @Override
+        public void close() {
+            a.close();
+            b.close();
+            ma.close();
+            mb.close();
+            cqA.close();
+            cqB.close();
+        }
+    }
+
+    static WorkCompletion[] newWcs(int n) {
+        WorkCompletion[] w = new WorkCompletion[n];
+        for (int i = 0; i < n; i++) {
+            w[i] = new WorkCompletion();
+        }
+        return w;
+    }
+
+    private Pair pair(java.util.function.UnaryOperator<QpConnection> tweak) {
+        if (!device.capabilities().contains(Capability.OUT_OF_BAND_CONNECT)) {
+            throw new Skip(device.name() + " has no OUT_OF_BAND_CONNECT (" + device.providerName() + ")");
+        }
+        Pair p = new Pair();
+        try {
+            p.connect(tweak);
+        } catch (RuntimeException | Error e) {
+            p.close();
+            throw e;
+        }
+        return p;
+    }
+
+    /** The next completion on {@code cq} within the timeout (a copy). */
+    private WorkCompletion next(CompletionQueue cq) {
+        WorkCompletion[] one = newWcs(1);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (System.nanoTime() < deadline) {
+            if (cq.poll(one) == 1) {
+                return one[0];
+            }
+            Thread.onSpinWait();
+        }
+        throw new AssertionError("no completion within " + timeoutMs + " ms");
+    }
+
+    private static SendWorkRequest send(long id, WrOpcode op, MemoryRegion m, int off, int len) {
+        return new SendWorkRequest().set(id, op, m, off, len);
+    }
+
+    private static long fill(MemoryRegion m, int off, int len, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        ByteBuffer b = m.buffer();
+        for (int i = 0; i < len; i++) {
+            b.put(off + i, (byte) r.nextInt());
+        }
+        return crc(m, off, len);
+    }
+
+    private static long crc(MemoryRegion m, int off, int len) {
+        CRC32 c = new CRC32();
+        c.update(m.buffer().duplicate().position(off).limit(off + len));
+        return c.getValue();
+    }
+
+    private static void expect(WorkCompletion wc, WcStatus status, WcOpcode op, String what) {
+        check(wc.status == status, what + ": status " + wc.status + ", expected " + status + " (" + wc + ")");
+        if (status == WcStatus.SUCCESS && op != null) {
+            check(wc.opcode == op, what + ": opcode " + wc.opcode + ", expected " + op);
+        }
+    }
+
+    // ---- scenarios ---------------------------------------------------------------------------------------
+
+    private String deviceBasics() {
+        check(device.gid().length == 16, "gid is 16 bytes");
+        check(device.maxPathMtu() >= 256 && device.maxPathMtu() <= 4096, "maxPathMtu " + device.maxPathMtu());
+        try (CompletionQueue cq = device.createCompletionQueue(16);
+             MemoryRegion m = pd.registerMemory(ByteBuffer.allocateDirect(4096), ALL);
+             QueuePair qp = pd.createQueuePair(QpInitAttributes.of(cq, 8))) {
+            check(qp.state() == QpState.INIT, "a new QP is INIT, got " + qp.state());
+            check(qp.qpNum() > 1, "QP number " + qp.qpNum());
+            check(m.lkey() != 0 || m.rkey() != 0, "keys");
+            check(cq.poll(newWcs(4)) == 0, "a new CQ is empty");
+            return device.providerName() + " " + device.name() + ", caps " + device.capabilities() + ", MTU "
+                    + device.maxPathMtu() + ", QP " + qp.qpNum() + " INIT";
+        }
+    }
+
+    private String flush() {
+        try (CompletionQueue cq = device.createCompletionQueue(16);
+             MemoryRegion m = pd.registerMemory(ByteBuffer.allocateDirect(4096), ALL);
+             QueuePair qp = pd.createQueuePair(QpInitAttributes.of(cq, 8))) {
+            ReceiveWorkRequest r = new ReceiveWorkRequest();
+            for (int i = 0; i < 4; i++) {
+                qp.postRecv(r.set(10 + i, m, i * 1024, 1024));
+            }
+            qp.toError();
+            check(qp.state() == QpState.ERROR, "state after toError: " + qp.state());
+            for (int i = 0; i < 4; i++) {
+                WorkCompletion wc = next(cq);
+                check(wc.status == WcStatus.WR_FLUSH_ERROR && wc.wrId == 10 + i,
+                        "receive " + i + " flushed in order, got " + wc);
+            }
+            return "4 receives flushed";
+        }
+    }
+
+    private String sendRecv() {
+        try (Pair p = pair(null)) {
+            int n = 0;
+            for (int len = 64; len <= 65536; len *= 4) {
+                int off = 4096;
+                p.mb.buffer().put(off, new byte[len]);
+                p.b.postRecv(new ReceiveWorkRequest().set(len, p.mb, off, len));
+                long sum = fill(p.ma, 0, len, len);
+                p.a.postSend(send(len, WrOpcode.SEND, p.ma, 0, len));
+                expect(next(p.cqA), WcStatus.SUCCESS, WcOpcode.SEND, "send " + len);
+                WorkCompletion r = next(p.cqB);
+                expect(r, WcStatus.SUCCESS, WcOpcode.RECV, "recv " + len);
+                check(r.byteLength == len, "recv " + len + ": byteLength " + r.byteLength);
+                check(r.wrId == len, "recv wrId");
+                check(crc(p.mb, off, len) == sum, "recv " + len + ": checksum differs");
+                n++;
+            }
+            return n + " sizes 64 B..64 KiB, checksums equal";
+        }
+    }
+
+    private String sendImm() {
+        try (Pair p = pair(null)) {
+            p.b.postRecv(new ReceiveWorkRequest().set(1, p.mb, 0, 256));
+            fill(p.ma, 0, 100, 7);
+            p.a.postSend(send(2, WrOpcode.SEND_WITH_IMM, p.ma, 0, 100).immediate(0x12345678));
+            expect(next(p.cqA), WcStatus.SUCCESS, WcOpcode.SEND, "send");
+            WorkCompletion r = next(p.cqB);
+            expect(r, WcStatus.SUCCESS, WcOpcode.RECV, "recv");
+            check(r.hasImmediate && r.immediate == 0x12345678, "immediate: " + r);
+            check(r.byteLength == 100, "byteLength " + r.byteLength);
+            return "imm 0x12345678";
+        }
+    }
+
+    private String write(boolean imm) {
+        try (Pair p = pair(null)) {
+            int len = 65536;
+            int dst = 8192;
+            long sum = fill(p.ma, 0, len, 11);
+            if (imm) {
+                p.b.postRecv(new ReceiveWorkRequest().set(5, p.mb, 0, 0));
+            }
+            SendWorkRequest w = send(3, imm ? WrOpcode.RDMA_WRITE_WITH_IMM : WrOpcode.RDMA_WRITE, p.ma, 0, len)
+                    .remote(p.mb.address() + dst, p.mb.rkey());
+            p.a.postSend(imm ? w.immediate(0xCAFE) : w);
+            expect(next(p.cqA), WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, "write");
+            if (imm) {
+                WorkCompletion r = next(p.cqB);
+                expect(r, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, "write imm receive");
+                check(r.hasImmediate && r.immediate == 0xCAFE, "immediate: " + r);
+                check(r.byteLength == len, "byteLength " + r.byteLength);
+            } else {
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+                while (crc(p.mb, dst, len) != sum && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+            }
+            check(crc(p.mb, dst, len) == sum, "written memory differs");
+            return "64 KiB" + (imm ? " + imm" : "") + ", checksum equal";
+        }
+    }
+
+    private String read() {
+        try (Pair p = pair(null)) {
+            int len = 65536;
+            long sum = fill(p.mb, 4096, len, 13);
+            p.a.postSend(send(4, WrOpcode.RDMA_READ, p.ma, 100, len).remote(p.mb.address() + 4096, p.mb.rkey()));
+            expect(next(p.cqA), WcStatus.SUCCESS, WcOpcode.RDMA_READ, "read");
+            check(crc(p.ma, 100, len) == sum, "read memory differs");
+            return "64 KiB, checksum equal";
+        }
+    }
+
+    private String rnr() {
+        try (Pair p = pair(c -> c.withRetries(7, 0, 14))) {
+            p.a.postSend(send(6, WrOpcode.SEND, p.ma, 0, 64));
+            WorkCompletion wc = next(p.cqA);
+            expect(wc, WcStatus.RNR_RETRY_EXCEEDED, null, "send without a receive, rnr_retry 0");
+            return "RNR_RETRY_EXCEEDED";
+        }
+    }
+
+    private String badRkey() {
+        try (Pair p = pair(null)) {
+            p.a.postSend(send(7, WrOpcode.RDMA_WRITE, p.ma, 0, 64).remote(p.mb.address(), p.mb.rkey() ^ 0x5A5A00));
+            WorkCompletion wc = next(p.cqA);
+            expect(wc, WcStatus.REMOTE_ACCESS_ERROR, null, "write with a bad rkey");
+            return "REMOTE_ACCESS_ERROR";
+        }
+    }
+
+    private String queryQp() {
+        try (Pair p = pair(null)) {
+            QpInfo a = p.a.info();
+            QpInfo b = p.b.info();
+            check(a.state() == QpState.RTS && b.state() == QpState.RTS, "states " + a.state() + "/" + b.state());
+            check(a.qpn() == p.a.qpNum(), "qpn");
+            if (a.remoteQpn() != QpInfo.UNKNOWN) {
+                check(a.remoteQpn() == p.b.qpNum() && b.remoteQpn() == p.a.qpNum(), "remote QPNs " + a + " " + b);
+            }
+            if (a.sendPsn() != QpInfo.UNKNOWN) {
+                check(a.sendPsn() == 100 && a.expectedPsn() == 200, "PSNs of A: " + a);
+            }
+            check(a.pathMtu() == Math.min(4096, device.maxPathMtu()), "path MTU " + a.pathMtu());
+            return "RTS, qpn " + a.qpn() + " -> " + a.remoteQpn() + ", sq_psn " + a.sendPsn() + ", rq_psn "
+                    + a.expectedPsn() + ", MTU " + a.pathMtu();
+        }
+    }
+
+    private String notifyScenario() throws InterruptedException {
+        try (Pair p = pair(null)) {
+            CountDownLatch fired = new CountDownLatch(1);
+            p.cqB.onNotify(fired::countDown, null);
+            p.cqB.requestNotify(false);
+            check(!fired.await(50, TimeUnit.MILLISECONDS), "notified with nothing completed");
+            p.b.postRecv(new ReceiveWorkRequest().set(1, p.mb, 0, 64));
+            p.a.postSend(send(1, WrOpcode.SEND, p.ma, 0, 64));
+            check(fired.await(timeoutMs, TimeUnit.MILLISECONDS), "no notification for a receive");
+            expect(next(p.cqB), WcStatus.SUCCESS, WcOpcode.RECV, "recv after notify");
+            // a completion already waiting when the CQ is armed raises the notification at once (SPI)
+            p.b.postRecv(new ReceiveWorkRequest().set(2, p.mb, 0, 64));
+            p.a.postSend(send(2, WrOpcode.SEND, p.ma, 0, 64));
+            expect(next(p.cqA), WcStatus.SUCCESS, WcOpcode.SEND, "send");
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+            CountDownLatch again = new CountDownLatch(1);
+            Thread.sleep(20);   // let the receive complete before arming
+            p.cqB.onNotify(again::countDown, null);
+            p.cqB.requestNotify(false);
+            check(again.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())),
+                    TimeUnit.MILLISECONDS), "no notification for a completion waiting at arm time");
+            WorkCompletion r = next(p.cqB);
+            check(r.wrId == 2, "the waiting completion is still polled: " + r);
+            return "armed: fired once per arm, also for a waiting completion";
+        }
+    }
+
+    /** CQ_MODERATION is stated honestly: moderate works with it and throws UnsupportedOperationException without. */
+    private String moderation() {
+        boolean claimed = device.capabilities().contains(Capability.CQ_MODERATION);
+        try (CompletionQueue cq = device.createCompletionQueue(16)) {
+            try {
+                cq.moderate(4, 100);
+                cq.moderate(1, 0);
+                check(claimed, "moderate worked without CQ_MODERATION");
+                return "CQ_MODERATION: moderate(4, 100) accepted";
+            } catch (UnsupportedOperationException e) {
+                check(!claimed, "CQ_MODERATION stated but moderate refused: " + e.getMessage());
+                return "no CQ_MODERATION: moderate refused (" + e.getMessage() + ")";
+            }
+        }
+    }
+
+    /** Thread-allocated bytes over many post/poll rounds after a warm-up: nothing per work request. */
+    private String noAllocation() {
+        var bean = ManagementFactory.getThreadMXBean();
+        if (!(bean instanceof com.sun.management.ThreadMXBean mx) || !mx.isThreadAllocatedMemorySupported()) {
+            throw new Skip("no thread allocation counter in this JVM");
+        }
+        mx.setThreadAllocatedMemoryEnabled(true);
+        try (Pair p = pair(null)) {
+            SendWorkRequest s = send(0, WrOpcode.SEND, p.ma, 0, 64);
+            SendWorkRequest w = send(0, WrOpcode.RDMA_WRITE, p.ma, 0, 64).remote(p.mb.address(), p.mb.rkey());
+            ReceiveWorkRequest r = new ReceiveWorkRequest().set(0, p.mb, 0, 64);
+            WorkCompletion[] wcs = newWcs(8);
+            rounds(p, s, w, r, wcs, 2_000);                       // warm up (JIT)
+            long tid = Thread.currentThread().threadId();
+            long before = mx.getThreadAllocatedBytes(tid);
+            int n = 5_000;
+            rounds(p, s, w, r, wcs, n);
+            long bytes = mx.getThreadAllocatedBytes(tid) - before;
+            // 3 work requests and 3 completions per round: one allocation each would be >= 15,000 x 16 bytes
+            check(bytes < 8_192, bytes + " bytes allocated by " + n + " rounds of post send+write+recv and poll");
+            return bytes + " bytes over " + (3 * n) + " work requests";
+        }
+    }
+
+    private void rounds(Pair p, SendWorkRequest s, SendWorkRequest w, ReceiveWorkRequest r, WorkCompletion[] wcs,
+                        int n) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs * 10);
+        for (int i = 0; i < n; i++) {
+            r.wrId = i;
+            p.b.postRecv(r);
+            s.wrId = i;
+            p.a.postSend(s);
+            w.wrId = i;
+            p.a.postSend(w);
+            int sends = 0;
+            int recvs = 0;
+            while (sends < 2 || recvs < 1) {
+                int k = p.cqA.poll(wcs);
+                for (int j = 0; j < k; j++) {
+                    check(wcs[j].status == WcStatus.SUCCESS, "round completion");
+                }
+                sends += k;
+                k = p.cqB.poll(wcs);
+                recvs += k;
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("rounds stalled");
+                }
+            }
+        }
+    }
+
+    /** 64 KiB SEND or WRITE, up to {@code DEPTH/2} outstanding, as ib_send_bw/ib_write_bw (1000 iterations). */
+    private String bandwidth(WrOpcode op) {
+        try (Pair p = pair(null)) {
+            int len = 65536;
+            int iters = 1000;
+            int window = DEPTH / 2;
+            int slots = BUF / len;
+            SendWorkRequest wr = new SendWorkRequest();
+            ReceiveWorkRequest rr = new ReceiveWorkRequest();
+            WorkCompletion[] wcs = newWcs(16);
+            boolean send = op == WrOpcode.SEND;
+            if (send) {
+                for (int i = 0; i < Math.min(DEPTH, iters); i++) {
+                    p.b.postRecv(rr.set(i, p.mb, (i % slots) * len, len));
+                }
+            }
+            int posted = 0;
+            int done = 0;
+            int recvPosted = send ? Math.min(DEPTH, iters) : 0;
+            long t0 = System.nanoTime();
+            long deadline = t0 + TimeUnit.SECONDS.toNanos(120);
+            while (done < iters) {
+                while (posted < iters && posted - done < window) {
+                    wr.set(posted, op, p.ma, (posted % slots) * len, len);
+                    if (!send) {
+                        wr.remote(p.mb.address() + (long) (posted % slots) * len, p.mb.rkey());
+                    }
+                    p.a.postSend(wr);
+                    posted++;
+                }
+                int k = p.cqA.poll(wcs);
+                for (int j = 0; j < k; j++) {
+                    if (wcs[j].status != WcStatus.SUCCESS) {
+                        throw new AssertionError("completion " + wcs[j]);
+                    }
+                }
+                done += k;
+                if (send) {
+                    int rk = p.cqB.poll(wcs);
+                    for (int j = 0; j < rk && recvPosted < iters; j++) {
+                        p.b.postRecv(rr.set(recvPosted, p.mb, (recvPosted % slots) * len, len));
+                        recvPosted++;
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("bandwidth run stalled at " + done);
+                }
+            }
+            double secs = (System.nanoTime() - t0) / 1e9;
+            double mbps = iters * (double) len / secs / (1 << 20);    // perftest's MB/sec are MiB/s
+            return String.format(Locale.ROOT, "%d x 64 KiB in %.3f s: %.2f MiB/s (BW_MBPS %.2f)", iters, secs, mbps,
+                    mbps);
+        }
+    }
+
+    /** 8-byte SEND ping-pong, one-way latency = RTT / 2, as ib_send_lat (1000 iterations, typical = median). */
+    private String latency() {
+        try (Pair p = pair(null)) {
+            int iters = 1000;
+            SendWorkRequest sa = send(0, WrOpcode.SEND, p.ma, 0, 8);
+            SendWorkRequest sb = send(0, WrOpcode.SEND, p.mb, 0, 8);
+            ReceiveWorkRequest ra = new ReceiveWorkRequest().set(0, p.ma, 4096, 8);
+            ReceiveWorkRequest rb = new ReceiveWorkRequest().set(0, p.mb, 4096, 8);
+            WorkCompletion[] wcs = newWcs(4);
+            long[] rtt = new long[iters];
+            for (int i = 0; i < 16; i++) {
+                p.a.postRecv(ra);
+                p.b.postRecv(rb);
+            }
+            for (int i = 0; i < iters + 50; i++) {
+                long t0 = System.nanoTime();
+                p.a.postSend(sa);
+                waitRecv(p.cqB, wcs);
+                p.b.postRecv(rb);
+                p.b.postSend(sb);
+                waitRecv(p.cqA, wcs);
+                p.a.postRecv(ra);
+                if (i >= 50) {
+                    rtt[i - 50] = System.nanoTime() - t0;
+                }
+            }
+            java.util.Arrays.sort(rtt);
+            double typical = rtt[iters / 2] / 2000.0;
+            double avg = java.util.Arrays.stream(rtt).average().orElse(0) / 2000.0;
+            return String.format(Locale.ROOT, "%d iterations: typical %.2f us, average %.2f us (LAT_US %.2f)", iters,
+                    typical, avg, typical);
+        }
+    }
+
+    /** Polls until a receive completes, consuming send completions on the way. */
+    private void waitRecv(CompletionQueue cq, WorkCompletion[] wcs) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (true) {
+            int k = cq.poll(wcs);
+            for (int j = 0; j < k; j++) {
+                if (wcs[j].status != WcStatus.SUCCESS) {
+                    throw new AssertionError("latency completion " + wcs[j]);
+                }
+                if (wcs[j].opcode == WcOpcode.RECV) {
+                    return;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("latency ping-pong stalled");
+            }
+        }
+    }
+}
