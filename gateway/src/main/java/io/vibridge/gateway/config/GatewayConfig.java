@@ -85,7 +85,8 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
     /** The InfiniBand side: device and RC/CM parameters. */
     public record Infiniband(String provider, InetAddress address, int udpPort, int pathMtu, int retryCount,
             int rnrRetry, int localAckTimeout, int cmResponseTimeout, int maxCmRetries, int initiatorDepth,
-            int responderResources, Duration keepalive, String faults, String udpOffload, String idle) {
+            int responderResources, Duration keepalive, String faults, String udpOffload, String idle,
+            Duration minRnrWait, Duration maxRnrWait) {
     }
 
     /**
@@ -412,6 +413,21 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         if (!Set.of("block", "spin", "backoff").contains(idle)) {
             throw new ConfigError("infiniband.idle", "must be block, spin or backoff, got " + idle);
         }
+        // IBA 9.7.5.2.8: a requester waits at least the RNR NAK's coded time; these bound the soft provider's
+        // floor and backoff on top of it (verbs-backend README, "RNR waits")
+        Duration minRnr = c.hasPath("infiniband.min-rnr-wait") ? nonNegative(c, "infiniband.min-rnr-wait")
+                : Duration.ofMillis(1);
+        Duration maxRnr = c.hasPath("infiniband.max-rnr-wait") ? nonNegative(c, "infiniband.max-rnr-wait")
+                : Duration.ofMillis(100);
+        for (var e : java.util.Map.of("infiniband.min-rnr-wait", minRnr, "infiniband.max-rnr-wait", maxRnr).entrySet()) {
+            if (e.getValue().compareTo(Duration.ofSeconds(60)) > 0) {
+                throw new ConfigError(e.getKey(), "must be at most 60s, got " + e.getValue().toMillis() + "ms");
+            }
+        }
+        if (maxRnr.compareTo(minRnr) < 0) {
+            throw new ConfigError("infiniband.max-rnr-wait", "must not be below infiniband.min-rnr-wait ("
+                    + minRnr.toMillis() + "ms), got " + maxRnr.toMillis() + "ms");
+        }
         return new Infiniband(provider, address, port(c, "infiniband.udp-port", false), mtu,
                 intIn(c, "infiniband.retry-count", 0, 7, false), intIn(c, "infiniband.rnr-retry", 0, 7, false),
                 // 0 disables the retransmit timer (IBA): a dead target would then hang its clients for ever
@@ -420,7 +436,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                 intIn(c, "infiniband.max-cm-retries", 0, 15, false),
                 intIn(c, "infiniband.initiator-depth", 1, 255, false),
                 intIn(c, "infiniband.responder-resources", 0, 255, false),
-                nonNegative(c, "infiniband.keepalive"), faults, offload, idle);
+                nonNegative(c, "infiniband.keepalive"), faults, offload, idle, minRnr, maxRnr);
     }
 
     private static Iwarp iwarp(Config c, Listen listen, Routes routes) {

@@ -25,6 +25,8 @@ class ConfigTest {
         assertThat(c.security().enabled()).isFalse();
         assertThat(c.infiniband().udpOffload()).isEqualTo("auto");
         assertThat(c.infiniband().idle()).as("polling mode is opt-in").isEqualTo("block");
+        assertThat(c.infiniband().minRnrWait()).isEqualTo(Duration.ofMillis(1));
+        assertThat(c.infiniband().maxRnrWait()).isEqualTo(Duration.ofMillis(100));
         assertThat(c.transport()).isEqualTo(GatewayConfig.Transport.AUTO);
         // staging.max-slots = auto: the default staging pool admits the default connection limit when the JVM has
         // the direct memory for it (grows on demand up to max-slots); StagingSizeTest has the other cases
@@ -81,6 +83,9 @@ class ConfigTest {
         "infiniband.path-mtu = 3000 | infiniband.path-mtu",
         "infiniband.udp-offload = fast | infiniband.udp-offload",
         "infiniband.idle = busy | infiniband.idle",
+        "infiniband.min-rnr-wait = -1ms | infiniband.min-rnr-wait",
+        "infiniband.max-rnr-wait = 2m | infiniband.max-rnr-wait",
+        "'infiniband { min-rnr-wait = 10ms, max-rnr-wait = 5ms }' | infiniband.max-rnr-wait",
         "transport = io_uring | transport",
         "infiniband.retry-count = 9 | infiniband.retry-count",
         "security.key = short | security.key",
