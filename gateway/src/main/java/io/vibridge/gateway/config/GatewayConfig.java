@@ -11,6 +11,7 @@ import io.vibridge.cm.route.Routes;
 import io.vibridge.cm.hello.FlowControlHeader;
 import io.vibridge.vitcp.engine.LocalEndpoint;
 import io.vibridge.vitcp.security.ConnectKeys;
+import io.vibridge.vitcp.security.ConnectSigner;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashMap;
@@ -75,8 +76,11 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             long bufferPerConnection) {
     }
 
-    /** Shared HMAC keys (VITCP-PROFILE §5): a global one and per-route ones (by route match). */
-    public record Security(byte[] key, Map<Discriminator, byte[]> routeKeys) {
+    /**
+     * Shared HMAC keys (VITCP-PROFILE §5): a global one and per-route ones (by route match), and the verifier's
+     * clock window and replay memory (each key has its own memory).
+     */
+    public record Security(byte[] key, Map<Discriminator, byte[]> routeKeys, ConnectSigner.Policy replay) {
         public boolean enabled() {
             return key != null || !routeKeys.isEmpty();
         }
@@ -364,7 +368,19 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                 routeKeys.put(d, decodeKey(k, s));
             }
         }
-        return new Security(key, Map.copyOf(routeKeys));
+        // issue 29: the replay memory is per process; the window bounds replays after a restart and across
+        // replicas, the per-client share keeps one client from filling the memory for the others
+        Duration window = c.hasPath("security.clock-window") ? positive(c, "security.clock-window")
+                : Duration.ofMillis(ConnectSigner.CLOCK_WINDOW_MILLIS);
+        if (window.compareTo(Duration.ofSeconds(60)) > 0 || window.toMillis() < 1) {
+            throw new ConfigError("security.clock-window", "must be within 1ms..60s, got " + window.toMillis() + "ms");
+        }
+        int capacity = c.hasPath("security.replay-capacity")
+                ? intIn(c, "security.replay-capacity", 1, 1 << 20, false) : ConnectSigner.DEFAULT_REPLAY_CAPACITY;
+        int perClient = c.hasPath("security.replay-per-client")
+                ? intIn(c, "security.replay-per-client", 1, capacity, false)
+                : Math.min(capacity, ConnectSigner.DEFAULT_REPLAY_PER_CLIENT);
+        return new Security(key, Map.copyOf(routeKeys), new ConnectSigner.Policy(window.toMillis(), capacity, perClient));
     }
 
     /** "hex:...", "base64:..." or plain UTF-8; at least 16 bytes ({@link ConnectKeys}). */
