@@ -27,6 +27,7 @@ class ConfigTest {
         assertThat(c.infiniband().idle()).as("polling mode is opt-in").isEqualTo("block");
         assertThat(c.infiniband().minRnrWait()).isEqualTo(Duration.ofMillis(1));
         assertThat(c.infiniband().maxRnrWait()).isEqualTo(Duration.ofMillis(100));
+        assertThat(c.security().replay()).isEqualTo(io.vibridge.vitcp.security.ConnectSigner.Policy.DEFAULT);
         assertThat(c.transport()).isEqualTo(GatewayConfig.Transport.AUTO);
         // staging.max-slots = auto: the default staging pool admits the default connection limit when the JVM has
         // the direct memory for it (grows on demand up to max-slots); StagingSizeTest has the other cases
@@ -86,6 +87,10 @@ class ConfigTest {
         "infiniband.min-rnr-wait = -1ms | infiniband.min-rnr-wait",
         "infiniband.max-rnr-wait = 2m | infiniband.max-rnr-wait",
         "'infiniband { min-rnr-wait = 10ms, max-rnr-wait = 5ms }' | infiniband.max-rnr-wait",
+        "security.clock-window = 2m | security.clock-window",
+        "security.clock-window = 0s | security.clock-window",
+        "security.replay-capacity = 0 | security.replay-capacity",
+        "'security { replay-capacity = 10, replay-per-client = 11 }' | security.replay-per-client",
         "transport = io_uring | transport",
         "infiniband.retry-count = 9 | infiniband.retry-count",
         "security.key = short | security.key",
