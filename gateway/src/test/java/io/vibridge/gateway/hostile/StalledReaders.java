@@ -36,6 +36,12 @@ public final class StalledReaders {
     /** Bytes per Send (-Dpayload, default 16 KiB) and the client's socket receive buffer (-Drcvbuf, default 4 KiB). */
     private static final int PAYLOAD = Integer.getInteger("payload", 16 << 10);
     private static final int RCVBUF = Integer.getInteger("rcvbuf", 4096);
+    /**
+     * -Dsource=true: instead of pushing Sends, each client asks the demo target for SOURCE mode (its control
+     * protocol, README-tools.md: SET_MODE) and then reads nothing: the target pushes towards a client that
+     * does not take anything.
+     */
+    private static final boolean SOURCE = Boolean.getBoolean("source");
 
     private StalledReaders() {
     }
@@ -116,6 +122,17 @@ public final class StalledReaders {
             }
             connected.incrementAndGet();
             go.await();
+            if (SOURCE) {
+                ByteBuffer set = ByteBuffer.allocate(SegmentHeader.LENGTH + 13);
+                SegmentHeader.write(set, 0, SegmentType.SEND, SegmentHeader.FLAG_END_OF_MESSAGE, set.capacity(), 0, 0,
+                        msg, 0, 0, 0, 0);
+                set.putInt(SegmentHeader.LENGTH, 0x56425247).put(SegmentHeader.LENGTH + 4, (byte) 1)
+                        .put(SegmentHeader.LENGTH + 5, (byte) 0x06).putInt(SegmentHeader.LENGTH + 8, 1)
+                        .put(SegmentHeader.LENGTH + 12, (byte) 2);        // SET_MODE, mode code 2 = SOURCE
+                out.write(set.array());
+                lastWrite.set(k, System.nanoTime());
+                return;                                      // and never read
+            }
             int segLen = SegmentHeader.LENGTH + PAYLOAD;
             ByteBuffer seg = ByteBuffer.allocate(segLen);
             while (true) {
