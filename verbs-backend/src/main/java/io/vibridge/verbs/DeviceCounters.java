@@ -12,10 +12,29 @@ public record DeviceCounters(
         long retransmissions, long timeouts,
         long naksSentSequence, long naksSentInvalid, long naksSentAccess, long naksSentOperational, long rnrNaksSent,
         long naksReceivedSequence, long naksReceivedInvalid, long naksReceivedAccess, long naksReceivedOperational,
-        long rnrNaksReceived, long rnrWaits,
+        long rnrNaksReceived, long rnrWaits, long rnrWaitNanos,
         long icrcDrops, long icrcAnyIdAccepts, long malformedDrops,
         long duplicatesReceived, long outOfSequenceReceived,
         long faultDrops, long faultDuplicates, long faultReorders, long faultCorruptions) {
+
+    /** Without {@code rnrWaitNanos} (0): for providers that do not measure the time spent RNR-waiting. */
+    public DeviceCounters(
+            long packetsOut, long bytesOut, long packetsIn, long bytesIn,
+            long retransmissions, long timeouts,
+            long naksSentSequence, long naksSentInvalid, long naksSentAccess, long naksSentOperational,
+            long rnrNaksSent,
+            long naksReceivedSequence, long naksReceivedInvalid, long naksReceivedAccess,
+            long naksReceivedOperational,
+            long rnrNaksReceived, long rnrWaits,
+            long icrcDrops, long icrcAnyIdAccepts, long malformedDrops,
+            long duplicatesReceived, long outOfSequenceReceived,
+            long faultDrops, long faultDuplicates, long faultReorders, long faultCorruptions) {
+        this(packetsOut, bytesOut, packetsIn, bytesIn, retransmissions, timeouts, naksSentSequence, naksSentInvalid,
+                naksSentAccess, naksSentOperational, rnrNaksSent, naksReceivedSequence, naksReceivedInvalid,
+                naksReceivedAccess, naksReceivedOperational, rnrNaksReceived, rnrWaits, 0, icrcDrops,
+                icrcAnyIdAccepts, malformedDrops, duplicatesReceived, outOfSequenceReceived, faultDrops,
+                faultDuplicates, faultReorders, faultCorruptions);
+    }
 
     /**
      * Every counter by name, in declaration order, the names in {@code rdma statistic}'s style

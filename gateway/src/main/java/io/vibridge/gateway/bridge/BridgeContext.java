@@ -34,8 +34,8 @@ public final class BridgeContext {
     final StagingPool pool;
     final GatewayMetrics metrics;
     /** Security Type 1 keys (VITCP-PROFILE §5): the global one (or null) and the routes' own. */
-    private final ConnectSecurity globalSecurity;
-    private final Map<Discriminator, ConnectSecurity> routeSecurity;
+    private final HmacConnectSecurity globalSecurity;
+    private final Map<Discriminator, HmacConnectSecurity> routeSecurity;
     private final AtomicLong ids = new AtomicLong();
     private final AtomicInteger bridged = new AtomicInteger();
     private final ConcurrentHashMap<InetAddress, AtomicInteger> perClient = new ConcurrentHashMap<>();
@@ -61,19 +61,28 @@ public final class BridgeContext {
         this.pool = pool;
         this.metrics = metrics;
         GatewayConfig.Security s = config.security();
-        globalSecurity = s.key() == null ? null : hmac(s.key());
-        Map<Discriminator, ConnectSecurity> m = new HashMap<>();
-        s.routeKeys().forEach((d, k) -> m.put(d, hmac(k)));
+        globalSecurity = s.key() == null ? null : hmac(s.key(), s.replay());
+        Map<Discriminator, HmacConnectSecurity> m = new HashMap<>();
+        s.routeKeys().forEach((d, k) -> m.put(d, hmac(k, s.replay())));
         routeSecurity = Map.copyOf(m);
     }
 
-    private static ConnectSecurity hmac(byte[] key) {
-        return new HmacConnectSecurity(new ConnectSigner(key, InstantSource.system()));
+    private static HmacConnectSecurity hmac(byte[] key, ConnectSigner.Policy replay) {
+        return new HmacConnectSecurity(new ConnectSigner(key, InstantSource.system(), replay));
     }
 
     /** The key a route's Connect Requests are signed with (and its Accepts signed): its own, else the global one. */
     ConnectSecurity security(Discriminator route) {
         return routeSecurity.getOrDefault(route, globalSecurity);
+    }
+
+    /**
+     * As {@link #security(Discriminator)}, a verified request taking {@code client}'s share of the key's replay
+     * memory (security.replay-per-client): one client cannot fill it for the route's others (issue 29).
+     */
+    ConnectSecurity security(Discriminator route, InetAddress client) {
+        HmacConnectSecurity s = routeSecurity.getOrDefault(route, globalSecurity);
+        return s == null ? null : s.forClient(client);
     }
 
     public GatewayConfig config() {

@@ -143,7 +143,7 @@ public final class BridgedConnection {
         if (found.isEmpty()) {
             return null;
         }
-        return shared.security(found.get().discriminator());
+        return shared.security(found.get().discriminator(), clientAddress);   // the client's share of the replay memory
     }
 
     private void connectRequested() {
@@ -317,7 +317,9 @@ public final class BridgedConnection {
         cancelIncomingTimer();
         switch (failure) {
             case SECURITY -> {
-                closeReason = "security information rejected";
+                closeReason = isCode == IsCode.RESOURCES_EXHAUSTED
+                        ? "replay memory full (security.replay-capacity, replay-per-client)"
+                        : "security information rejected";
                 log.info("conn {} {}:{} Connect Reject IS {} ({})", id, clientAddress.getHostAddress(), clientPort,
                         isCode, closeReason);
                 shared.metrics.rejected(RejectReason.SECURITY);

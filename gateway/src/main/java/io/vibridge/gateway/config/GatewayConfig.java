@@ -12,6 +12,7 @@ import io.vibridge.cm.hello.FlowControlHeader;
 import io.vibridge.verbs.Verbs;
 import io.vibridge.vitcp.engine.LocalEndpoint;
 import io.vibridge.vitcp.security.ConnectKeys;
+import io.vibridge.vitcp.security.ConnectSigner;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashMap;
@@ -77,8 +78,11 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             long bufferPerConnection) {
     }
 
-    /** Shared HMAC keys (VITCP-PROFILE §5): a global one and per-route ones (by route match). */
-    public record Security(byte[] key, Map<Discriminator, byte[]> routeKeys) {
+    /**
+     * Shared HMAC keys (VITCP-PROFILE §5): a global one and per-route ones (by route match), and the verifier's
+     * clock window and replay memory (each key has its own memory).
+     */
+    public record Security(byte[] key, Map<Discriminator, byte[]> routeKeys, ConnectSigner.Policy replay) {
         public boolean enabled() {
             return key != null || !routeKeys.isEmpty();
         }
@@ -88,7 +92,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
     public record Infiniband(String provider, InetAddress address, int udpPort, int pathMtu, int retryCount,
             int rnrRetry, int localAckTimeout, int cmResponseTimeout, int maxCmRetries, int initiatorDepth,
             int responderResources, Duration keepalive, String faults, String udpOffload, String idle,
-            boolean cutThrough) {
+            boolean cutThrough, Duration minRnrWait, Duration maxRnrWait) {
     }
 
     /**
@@ -366,7 +370,19 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                 routeKeys.put(d, decodeKey(k, s));
             }
         }
-        return new Security(key, Map.copyOf(routeKeys));
+        // issue 29: the replay memory is per process; the window bounds replays after a restart and across
+        // replicas, the per-client share keeps one client from filling the memory for the others
+        Duration window = c.hasPath("security.clock-window") ? positive(c, "security.clock-window")
+                : Duration.ofMillis(ConnectSigner.CLOCK_WINDOW_MILLIS);
+        if (window.compareTo(Duration.ofSeconds(60)) > 0 || window.toMillis() < 1) {
+            throw new ConfigError("security.clock-window", "must be within 1ms..60s, got " + window.toMillis() + "ms");
+        }
+        int capacity = c.hasPath("security.replay-capacity")
+                ? intIn(c, "security.replay-capacity", 1, 1 << 20, false) : ConnectSigner.DEFAULT_REPLAY_CAPACITY;
+        int perClient = c.hasPath("security.replay-per-client")
+                ? intIn(c, "security.replay-per-client", 1, capacity, false)
+                : Math.min(capacity, ConnectSigner.DEFAULT_REPLAY_PER_CLIENT);
+        return new Security(key, Map.copyOf(routeKeys), new ConnectSigner.Policy(window.toMillis(), capacity, perClient));
     }
 
     /** "hex:...", "base64:..." or plain UTF-8; at least 16 bytes ({@link ConnectKeys}). */
@@ -417,6 +433,21 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         if (!Set.of("block", "spin", "backoff").contains(idle)) {
             throw new ConfigError("infiniband.idle", "must be block, spin or backoff, got " + idle);
         }
+        // IBA 9.7.5.2.8: a requester waits at least the RNR NAK's coded time; these bound the soft provider's
+        // floor and backoff on top of it (verbs-backend README, "RNR waits")
+        Duration minRnr = c.hasPath("infiniband.min-rnr-wait") ? nonNegative(c, "infiniband.min-rnr-wait")
+                : Duration.ofMillis(1);
+        Duration maxRnr = c.hasPath("infiniband.max-rnr-wait") ? nonNegative(c, "infiniband.max-rnr-wait")
+                : Duration.ofMillis(100);
+        for (var e : java.util.Map.of("infiniband.min-rnr-wait", minRnr, "infiniband.max-rnr-wait", maxRnr).entrySet()) {
+            if (e.getValue().compareTo(Duration.ofSeconds(60)) > 0) {
+                throw new ConfigError(e.getKey(), "must be at most 60s, got " + e.getValue().toMillis() + "ms");
+            }
+        }
+        if (maxRnr.compareTo(minRnr) < 0) {
+            throw new ConfigError("infiniband.max-rnr-wait", "must not be below infiniband.min-rnr-wait ("
+                    + minRnr.toMillis() + "ms), got " + maxRnr.toMillis() + "ms");
+        }
         return new Infiniband(provider, address, port(c, "infiniband.udp-port", false), mtu,
                 intIn(c, "infiniband.retry-count", 0, 7, false), intIn(c, "infiniband.rnr-retry", 0, 7, false),
                 // 0 disables the retransmit timer (IBA): a dead target would then hang its clients for ever
@@ -425,7 +456,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                 intIn(c, "infiniband.max-cm-retries", 0, 15, false),
                 intIn(c, "infiniband.initiator-depth", 1, 255, false),
                 intIn(c, "infiniband.responder-resources", 0, 255, false),
-                nonNegative(c, "infiniband.keepalive"), faults, offload, idle, cutThrough(c));
+                nonNegative(c, "infiniband.keepalive"), faults, offload, idle, cutThrough(c), minRnr, maxRnr);
     }
 
     /** {@code infiniband.cut-through}: auto (where the provider can answer remote access itself) or off. */

@@ -272,4 +272,11 @@ public final class GatewayMetrics {
         io.micrometer.core.instrument.FunctionCounter.builder(name, source, value)
                 .description(description).tags(tags).register(registry);
     }
+
+    /** As {@link #functionCounter(String, String, Object, ToDoubleFunction, String...)} with a base unit (e.g. seconds). */
+    public <T> void functionCounter(String name, String description, String baseUnit, T source,
+                                    ToDoubleFunction<T> value) {
+        io.micrometer.core.instrument.FunctionCounter.builder(name, source, value)
+                .description(description).baseUnit(baseUnit).register(registry);
+    }
 }

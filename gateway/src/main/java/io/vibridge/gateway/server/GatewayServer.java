@@ -88,6 +88,9 @@ public final class GatewayServer implements AutoCloseable {
         if (!ib.idle().equals("block")) {
             dc = dc.withOption("idle", ib.idle());              // the soft device's polling mode (issue 14)
         }
+        // the soft requester's RNR floor and backoff (issue 29: a stalled client must not spin)
+        dc = dc.withOption("min-rnr-wait-us", Long.toString(ib.minRnrWait().toNanos() / 1000))
+                .withOption("max-rnr-wait-us", Long.toString(ib.maxRnrWait().toNanos() / 1000));
         try {
             device = Verbs.open(dc);
         } catch (VerbsException e) {
@@ -355,6 +358,9 @@ public final class GatewayServer implements AutoCloseable {
         counter(m, "vibridge.ib.naks.sent", "NAKs sent", c -> c.naksSentOperational(), "kind", "operational");
         counter(m, "vibridge.ib.naks.sent", "NAKs sent", c -> c.rnrNaksSent(), "kind", "rnr");
         counter(m, "vibridge.ib.rnr.waits", "RNR waits", DeviceCounters::rnrWaits);
+        // Prometheus: vibridge_ib_rnr_wait_seconds_total (the base unit makes the suffix)
+        m.functionCounter("vibridge.ib.rnr.wait", "Time the device's requesters spent waiting after RNR NAKs, summed "
+                + "over QPs", "seconds", device, d -> d.counters().rnrWaitNanos() / 1e9);
         counter(m, "vibridge.ib.icrc.drops", "Packets dropped for a bad ICRC", DeviceCounters::icrcDrops);
         counter(m, "vibridge.ib.packets", "InfiniBand packets", DeviceCounters::packetsOut, "direction", "out");
         counter(m, "vibridge.ib.packets", "InfiniBand packets", DeviceCounters::packetsIn, "direction", "in");

@@ -76,10 +76,15 @@ final class EchoTarget implements AutoCloseable {
     private final Map<Integer, Conn> conns = new ConcurrentHashMap<>();
 
     EchoTarget(String address, int port, int bufs, int recvSize) {
+        this(address, port, bufs, recvSize, d -> d);
+    }
+
+    /** {@code tweak} adjusts the soft device's configuration (options such as {@code min-rnr-wait-us}). */
+    EchoTarget(String address, int port, int bufs, int recvSize, java.util.function.UnaryOperator<DeviceConfig> tweak) {
         this.port = port;
         this.bufs = bufs;
         this.recvSize = recvSize;
-        device = Verbs.open(DeviceConfig.of(address).withProvider("soft"));
+        this.device = Verbs.open(tweak.apply(DeviceConfig.of(address).withProvider("soft")));
         pd = device.allocateProtectionDomain();
         rdma = pd.registerMemory(ByteBuffer.allocateDirect(8 << 20), // cut-through writes up to 8 MiB
                 EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ));

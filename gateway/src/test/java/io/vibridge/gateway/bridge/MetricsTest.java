@@ -72,7 +72,7 @@ class MetricsTest {
             String before = get(g.adminPort(), "/metrics");
             assertThat(value(before, "vibridge_connections_active{encapsulation=\"vitcp\"}")).isEqualTo(0);
             assertThat(value(before, "vibridge_bytes_total{direction=\"client_to_target\",operation=\"send\"}")).isEqualTo(0);
-            assertThat(before).contains("vibridge_ib_retransmissions_total", "vibridge_staging_slots_capacity",
+            assertThat(before).contains("vibridge_ib_retransmissions_total", "vibridge_ib_rnr_wait_seconds_total", "vibridge_staging_slots_capacity",
                     "vibridge_ib_naks_received_total{kind=\"rnr\"}");
             assertThat(get(g.adminPort(), "/ready")).contains("READY");
             try (var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 4)) {

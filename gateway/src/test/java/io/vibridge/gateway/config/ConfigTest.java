@@ -25,6 +25,9 @@ class ConfigTest {
         assertThat(c.security().enabled()).isFalse();
         assertThat(c.infiniband().udpOffload()).isEqualTo("auto");
         assertThat(c.infiniband().idle()).as("polling mode is opt-in").isEqualTo("block");
+        assertThat(c.infiniband().minRnrWait()).isEqualTo(Duration.ofMillis(1));
+        assertThat(c.infiniband().maxRnrWait()).isEqualTo(Duration.ofMillis(100));
+        assertThat(c.security().replay()).isEqualTo(io.vibridge.vitcp.security.ConnectSigner.Policy.DEFAULT);
         assertThat(c.transport()).isEqualTo(GatewayConfig.Transport.AUTO);
         // staging.max-slots = auto: the default staging pool admits the default connection limit when the JVM has
         // the direct memory for it (grows on demand up to max-slots); StagingSizeTest has the other cases
@@ -81,6 +84,13 @@ class ConfigTest {
         "infiniband.path-mtu = 3000 | infiniband.path-mtu",
         "infiniband.udp-offload = fast | infiniband.udp-offload",
         "infiniband.idle = busy | infiniband.idle",
+        "infiniband.min-rnr-wait = -1ms | infiniband.min-rnr-wait",
+        "infiniband.max-rnr-wait = 2m | infiniband.max-rnr-wait",
+        "'infiniband { min-rnr-wait = 10ms, max-rnr-wait = 5ms }' | infiniband.max-rnr-wait",
+        "security.clock-window = 2m | security.clock-window",
+        "security.clock-window = 0s | security.clock-window",
+        "security.replay-capacity = 0 | security.replay-capacity",
+        "'security { replay-capacity = 10, replay-per-client = 11 }' | security.replay-per-client",
         "transport = io_uring | transport",
         "infiniband.retry-count = 9 | infiniband.retry-count",
         "security.key = short | security.key",

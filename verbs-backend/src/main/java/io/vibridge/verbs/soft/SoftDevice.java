@@ -64,7 +64,7 @@ public final class SoftDevice implements VerbsDevice, RocePort.Inbound {
                     + e.getMessage(), e);
         }
         qps = new QpTable(port, keys, SoftParams.FIRST_QPN, SoftParams.QP_SLOTS, SoftParams.WINDOW,
-                SoftParams.MAX_PKT_PER_ACK);
+                SoftParams.MAX_PKT_PER_ACK, params.rnrBackoff());
         cm = new SoftConnectionManager(port, SoftParams.PACKET_LIFETIME, SoftParams.TARGET_ACK_DELAY,
                 SoftParams.TIMEWAIT_BATCH_NANOS);
         setFaults(params.faults());

@@ -4,6 +4,7 @@ import io.vibridge.verbs.DeviceConfig;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.soft.port.IdleStrategy;
 import io.vibridge.verbs.soft.port.RocePort;
+import io.vibridge.verbs.soft.transport.RnrBackoff;
 import io.vibridge.verbs.soft.udp.UdpSocket;
 import io.vibridge.verbs.soft.wire.Gid;
 import io.vibridge.verbs.soft.wire.PathMtu;
@@ -32,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * <li>{@code faults}: egress fault injection, {@code drop=0.05,dup=0.01,reorder=0.01,corrupt=0,seed=1}
  *     (rates 0..1; {@code duplicate} is accepted for {@code dup});
  * <li>{@code idle}: what the receive thread does between packets, {@code block} (default), {@code spin} or
- *     {@code backoff} ({@link IdleStrategy}: the polling mode).
+ *     {@code backoff} ({@link IdleStrategy}: the polling mode);
+ * <li>{@code min-rnr-wait-us}, {@code max-rnr-wait-us}: the floor of every RNR wait and the cap of its backoff, in
+ *     microseconds ({@link RnrBackoff}; default 1000 and 100000).
  * </ul>
  *
  * @param interfaceMtu the MTU of the interface the device sits on (or {@code netdev-mtu})
@@ -40,9 +43,10 @@ import org.slf4j.LoggerFactory;
  * @param udpOffload   option {@code udp-offload}
  * @param faults       option {@code faults}, {@link FaultConfig#NONE} when absent
  * @param idle         option {@code idle}, {@link IdleStrategy#BLOCK} when absent
+ * @param rnrBackoff   options {@code min-rnr-wait-us} and {@code max-rnr-wait-us}, {@link RnrBackoff#DEFAULT} when absent
  */
 public record SoftParams(int interfaceMtu, int maxPathMtu, UdpSocket.Offload udpOffload, FaultConfig faults,
-                         IdleStrategy idle) {
+                         IdleStrategy idle, RnrBackoff rnrBackoff) {
     private static final Logger LOG = LoggerFactory.getLogger(SoftParams.class);
 
     // ---------------------------------------------------------------- transport (rxe_param.h)
@@ -100,7 +104,8 @@ public record SoftParams(int interfaceMtu, int maxPathMtu, UdpSocket.Offload udp
     public static final int MIN_INTERFACE_MTU = 68;
 
     /** The device options this provider knows. */
-    public static final Set<String> OPTIONS = Set.of("netdev-mtu", "max-mtu", "udp-offload", "faults", "idle");
+    public static final Set<String> OPTIONS = Set.of("netdev-mtu", "max-mtu", "udp-offload", "faults", "idle",
+            "min-rnr-wait-us", "max-rnr-wait-us");
 
     /** The port's sizes, for {@link RocePort}. */
     static final RocePort.Limits PORT_LIMITS = new RocePort.Limits(SOCKET_BUFFER, RECEIVE_BUFFER, IDLE_BATCHES,
@@ -118,7 +123,28 @@ public record SoftParams(int interfaceMtu, int maxPathMtu, UdpSocket.Offload udp
         int interfaceMtu = o.containsKey("netdev-mtu") ? netdevMtu(o.get("netdev-mtu")) : interfaceMtu(config.address());
         String faults = o.get("faults");
         return new SoftParams(interfaceMtu, maxPathMtu(interfaceMtu, o.get("max-mtu")), udpOffload(o.get("udp-offload")),
-                faults == null ? FaultConfig.NONE : faults(faults), idle(o.get("idle")));
+                faults == null ? FaultConfig.NONE : faults(faults), idle(o.get("idle")),
+                rnrBackoff(o.get("min-rnr-wait-us"), o.get("max-rnr-wait-us")));
+    }
+
+    /** Options {@code min-rnr-wait-us} and {@code max-rnr-wait-us} (null: the default), min <= max. */
+    static RnrBackoff rnrBackoff(String min, String max) {
+        long lo = min == null ? RnrBackoff.DEFAULT_MIN_NANOS : micros("min-rnr-wait-us", min) * 1000L;
+        long hi = max == null ? RnrBackoff.DEFAULT_MAX_NANOS : micros("max-rnr-wait-us", max) * 1000L;
+        if (hi < lo) {
+            throw new VerbsException("option max-rnr-wait-us (" + hi / 1000 + ") must not be below min-rnr-wait-us ("
+                    + lo / 1000 + ")");
+        }
+        return new RnrBackoff(lo, hi);
+    }
+
+    private static long micros(String option, String v) {
+        String accepted = "microseconds within 0..60000000";
+        int us = number(option, v, accepted);
+        if (us < 0 || us > 60_000_000) {
+            throw new VerbsException("option " + option + " must be " + accepted + ", got " + v);
+        }
+        return us;
     }
 
     /** Option {@code netdev-mtu}: an interface MTU, at least 68. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vibridge.verbs.DeviceConfig;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.soft.port.IdleStrategy;
+import io.vibridge.verbs.soft.transport.RnrBackoff;
 import io.vibridge.verbs.soft.udp.UdpSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,9 +30,18 @@ class SoftParamsTest {
     void everyOptionTogether() {
         SoftParams p = SoftParams.of(BASE.withOption("netdev-mtu", "9000").withOption("max-mtu", "2048")
                 .withOption("udp-offload", "off").withOption("faults", "drop=0.1,dup=0.2,reorder=0.3,corrupt=0.4,seed=7")
-                .withOption("idle", "backoff"));
+                .withOption("idle", "backoff").withOption("min-rnr-wait-us", "500").withOption("max-rnr-wait-us", "20000"));
         assertThat(p).isEqualTo(new SoftParams(9000, 2048, UdpSocket.Offload.OFF, new FaultConfig(0.1, 0.2, 0.3, 0.4, 7),
-                IdleStrategy.BACKOFF));
+                IdleStrategy.BACKOFF, new RnrBackoff(500_000, 20_000_000)));
+    }
+
+    @Test
+    void rnrWaitBoundsDefaultAndAreChecked() {
+        assertThat(SoftParams.of(BASE).rnrBackoff()).isEqualTo(RnrBackoff.DEFAULT);
+        assertThatThrownBy(() -> SoftParams.of(BASE.withOption("min-rnr-wait-us", "-1")))
+                .isInstanceOf(VerbsException.class).hasMessageContaining("min-rnr-wait-us");
+        assertThatThrownBy(() -> SoftParams.of(BASE.withOption("min-rnr-wait-us", "5000").withOption("max-rnr-wait-us", "10")))
+                .isInstanceOf(VerbsException.class).hasMessageContaining("must not be below min-rnr-wait-us");
     }
 
     @ParameterizedTest
@@ -119,7 +129,7 @@ class SoftParamsTest {
     void unknownOptionIsRefusedWithTheKnownOnes() {
         assertThatThrownBy(() -> SoftParams.of(BASE.withOption("max_mtu", "1024")))
                 .isInstanceOf(VerbsException.class)
-                .hasMessage("unknown soft device option max_mtu (known: faults, idle, max-mtu, netdev-mtu, udp-offload)");
+                .hasMessage("unknown soft device option max_mtu (known: faults, idle, max-mtu, max-rnr-wait-us, min-rnr-wait-us, netdev-mtu, udp-offload)");
     }
 
     @Test

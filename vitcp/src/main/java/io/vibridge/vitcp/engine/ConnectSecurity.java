@@ -15,6 +15,15 @@ public interface ConnectSecurity {
     /** True when the Connect Request/Accept at {@code off} carries a valid, fresh, unreplayed signature. */
     boolean verify(ByteBuffer buf, int off, int len, int covered);
 
+    /**
+     * Verifies a Connect Request as {@link #verify(ByteBuffer, int, int, int)} and says how to refuse it: IS 0
+     * (accepted), IS 11 (security information rejected) or IS 14 (a full replay memory, VITCP-PROFILE §5).
+     */
+    default int verifyRequest(ByteBuffer buf, int off, int len, int covered) {
+        return verify(buf, off, len, covered) ? io.vibridge.vitcp.wire.IsCode.NONE
+                : io.vibridge.vitcp.wire.IsCode.SECURITY_REJECTED;
+    }
+
     /** {@link #sign(ByteBuffer, int, int, int)} of a native segment. */
     default void sign(ByteBuffer segment, int off, int len) {
         sign(segment, off, len, 0);

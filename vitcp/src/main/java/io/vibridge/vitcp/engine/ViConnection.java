@@ -463,12 +463,14 @@ public final class ViConnection {
         ConnectionHeader h = cr.header();
         ConnectSecurity sec = passiveSecurity.forCalled(h.called());
         // VITCP-PROFILE §5: a side holding a key rejects (IS 11) an unsigned or wrongly signed request,
-        // including Security Type 1 with a Security Length other than 40; a side without a key does
-        // not look at the security information
-        if (sec != null && (!h.isHmacSha256() || !verify(sec, seg))) {
+        // including Security Type 1 with a Security Length other than 40, and answers IS 14 when its replay
+        // memory is full; a side without a key does not look at the security information
+        int securityCode = sec == null ? IsCode.NONE
+                : !h.isHmacSha256() ? IsCode.SECURITY_REJECTED : verifyRequest(sec, seg);
+        if (securityCode != IsCode.NONE) {
             reader.kill(); // nothing may follow a reject
-            pendingControl = new ConnectReject(IsCode.SECURITY_REJECTED); // VITCP-PROFILE §5
-            endSetup(ConnectFailure.SECURITY, IsCode.SECURITY_REJECTED);
+            pendingControl = new ConnectReject(securityCode);
+            endSetup(ConnectFailure.SECURITY, securityCode);
             return;
         }
         int isCode = !h.attributes().conformsToProfile() ? IsCode.UNSUPPORTED_VERSION_OR_ATTRIBUTES // §9.9
@@ -480,6 +482,15 @@ public final class ViConnection {
             return;
         }
         peer.connectRequested(this);
+    }
+
+    /** {@link #verify} of a Connect Request, as the IS code to answer (0: accepted). */
+    private int verifyRequest(ConnectSecurity sec, ByteBuffer seg) {
+        if (frames == null) {
+            return sec.verifyRequest(seg, 0, seg.limit(), 0);
+        }
+        int hdr = frames.framedHeaderLength();
+        return sec.verifyRequest(frames.framed(seg), hdr, seg.limit(), hdr);
     }
 
     /** The signature covers the seed-004 frame header too (VITCP-PROFILE §9.11). */

@@ -11,13 +11,28 @@ import java.time.InstantSource;
  */
 public final class HmacConnectSecurity implements ConnectSecurity {
     private final ConnectSigner signer;
+    /** Whose share of the replay memory a verified request takes (null: none). */
+    private final Object client;
 
     HmacConnectSecurity(byte[] key) {
         this(new ConnectSigner(key, InstantSource.system()));
     }
 
     public HmacConnectSecurity(ConnectSigner signer) {
+        this(signer, null);
+    }
+
+    private HmacConnectSecurity(ConnectSigner signer, Object client) {
         this.signer = signer;
+        this.client = client;
+    }
+
+    /**
+     * The same key and replay memory, verified requests charged to {@code client} (the gateway: the client's IP
+     * address), so that one client cannot fill the memory for every other (issue 29).
+     */
+    public HmacConnectSecurity forClient(Object client) {
+        return new HmacConnectSecurity(signer, client);
     }
 
     @Override
@@ -27,6 +42,11 @@ public final class HmacConnectSecurity implements ConnectSecurity {
 
     @Override
     public boolean verify(ByteBuffer buf, int off, int len, int covered) {
-        return signer.verify(buf, off, len, covered).isOk();
+        return signer.verify(buf, off, len, covered, client).isOk();
+    }
+
+    @Override
+    public int verifyRequest(ByteBuffer buf, int off, int len, int covered) {
+        return signer.verify(buf, off, len, covered, client).isCode();   // IS 14 when the memory is full
     }
 }

@@ -22,40 +22,77 @@ import javax.crypto.spec.SecretKeySpec;
  * header and CE header, timestamp and padding included) with the 32 HMAC bytes zeroed.
  *
  * <p>{@link #verify} refuses a segment that is unsigned, of an unknown security type, of Security
- * Type 1 with a Security Length other than 40, wrongly signed, more than 60 s away from this side's
- * clock, or whose HMAC was accepted in the last 120 s.
- * The replay memory is bounded ({@link ReplayGuard}, default {@value #DEFAULT_REPLAY_CAPACITY}
- * entries); only segments that carry a valid signature and a fresh timestamp are recorded, so a peer
- * without the key cannot fill it, and a full guard refuses new connects
- * ({@link VerifyResult#REPLAY_GUARD_FULL}) rather than forgetting.
+ * Type 1 with a Security Length other than 40, wrongly signed, more than the clock window (default
+ * {@value #CLOCK_WINDOW_MILLIS} ms) away from this side's clock, signed before this signer was created, or
+ * whose HMAC was accepted while its timestamp is still within the window.
+ *
+ * <p>Why these bounds (issue 29): the replay memory is in this process. The clock window bounds how long a
+ * captured request stays usable at all; refusing timestamps older than this signer's creation makes a
+ * restarted gateway refuse every request signed before it started, which a previous instance may have
+ * accepted (a signer whose clock ran ahead of ours by more than the restart took can still get one replay
+ * through). Replicas behind a load balancer do not share the memory: a captured request can be replayed once
+ * per replica within the window. A shared store would close that; none is built.
+ *
+ * <p>The replay memory is bounded ({@link ReplayGuard}, default {@value #DEFAULT_REPLAY_CAPACITY} entries,
+ * {@value #DEFAULT_REPLAY_PER_CLIENT} per client); only segments that carry a valid signature and a fresh
+ * timestamp are recorded, so a peer without the key cannot fill it, and a full guard or client share refuses
+ * new connects ({@link VerifyResult#REPLAY_GUARD_FULL}, IS 14) rather than forgetting.
  *
  * <p>Thread-safe: a passive provider may verify from several threads.
  */
 public final class ConnectSigner {
 
-    public static final long CLOCK_WINDOW_MILLIS = 60_000;
-    public static final long REPLAY_WINDOW_MILLIS = 120_000;
+    /** Default clock window: NTP keeps hosts within milliseconds; 5 s leaves room for a slow first sync. */
+    public static final long CLOCK_WINDOW_MILLIS = 5_000;
     public static final int DEFAULT_REPLAY_CAPACITY = 4096;
+    /** At 10 s of memory (twice the default window) a client may connect 50 times a second with one key. */
+    public static final int DEFAULT_REPLAY_PER_CLIENT = 512;
     /** Shortest accepted key. */
     public static final int MIN_KEY_LENGTH = 16;
     static final int TIMESTAMP_LENGTH = 8;
     static final int MAC_LENGTH = 32;
     private static final String ALGORITHM = "HmacSHA256";
 
+    /**
+     * The verifier's bounds.
+     *
+     * @param clockWindowMillis how far a timestamp may be from this side's clock, either way
+     * @param replayCapacity    most HMACs remembered at once (bounds memory)
+     * @param replayPerClient   most HMACs remembered at once for one client, 1..replayCapacity
+     */
+    public record Policy(long clockWindowMillis, int replayCapacity, int replayPerClient) {
+        public static final Policy DEFAULT = new Policy(CLOCK_WINDOW_MILLIS, DEFAULT_REPLAY_CAPACITY,
+                DEFAULT_REPLAY_PER_CLIENT);
+
+        public Policy {
+            if (clockWindowMillis < 1) {
+                throw new IllegalArgumentException("clock window " + clockWindowMillis + " ms < 1");
+            }
+        }
+    }
+
     private final SecretKeySpec key;
     private final InstantSource clock;
+    private final long clockWindowMillis;
+    /** This signer's creation: a timestamp before it may have been accepted by a previous instance. */
+    private final long startMillis;
     private final ReplayGuard replayGuard;
 
-    /** With the default replay-guard capacity. */
+    /** With the default policy. */
     public ConnectSigner(byte[] key, InstantSource clock) {
-        this(key, clock, DEFAULT_REPLAY_CAPACITY);
+        this(key, clock, Policy.DEFAULT);
+    }
+
+    /** With the default policy but {@code replayCapacity} entries (the per-client share capped to it). */
+    public ConnectSigner(byte[] key, InstantSource clock, int replayCapacity) {
+        this(key, clock, new Policy(CLOCK_WINDOW_MILLIS, replayCapacity, Math.min(replayCapacity,
+                DEFAULT_REPLAY_PER_CLIENT)));
     }
 
     /**
      * @param key shared secret, at least 16 bytes (32 random bytes recommended); copied
-     * @param replayCapacity most HMACs remembered at once (bounds memory)
      */
-    public ConnectSigner(byte[] key, InstantSource clock, int replayCapacity) {
+    public ConnectSigner(byte[] key, InstantSource clock, Policy policy) {
         Objects.requireNonNull(key, "key");
         if (key.length < MIN_KEY_LENGTH) {
             throw new IllegalArgumentException("HMAC key of " + key.length + " bytes is shorter than "
@@ -63,7 +100,9 @@ public final class ConnectSigner {
         }
         this.key = new SecretKeySpec(key.clone(), ALGORITHM);
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.replayGuard = new ReplayGuard(replayCapacity, REPLAY_WINDOW_MILLIS);
+        this.clockWindowMillis = policy.clockWindowMillis();
+        this.startMillis = clock.millis();
+        this.replayGuard = new ReplayGuard(policy.replayCapacity(), policy.replayPerClient());
         newMac(); // fail fast if the JDK lacks HmacSHA256
     }
 
@@ -110,6 +149,14 @@ public final class ConnectSigner {
 
     /** As {@link #verify(ByteBuffer, int, int)} for a segment signed with {@code covered} bytes before it. */
     public VerifyResult verify(ByteBuffer segment, int off, int len, int covered) {
+        return verify(segment, off, len, covered, null);
+    }
+
+    /**
+     * As {@link #verify(ByteBuffer, int, int, int)}, the replay memory's entry charged to {@code client} (e.g. its IP
+     * address; null: no per-client share).
+     */
+    public VerifyResult verify(ByteBuffer segment, int off, int len, int covered, Object client) {
         SegmentView v = requireSignable(segment, off, len);
         int type = v.securityType();
         if (type == ConnectionHeader.SECURITY_NONE) {
@@ -134,10 +181,14 @@ public final class ConnectSigner {
         long raw = segment.getLong(info);
         long timestamp = segment.order() == ByteOrder.BIG_ENDIAN ? raw : Long.reverseBytes(raw);
         long now = clock.millis();
-        if (timestamp < now - CLOCK_WINDOW_MILLIS || timestamp > now + CLOCK_WINDOW_MILLIS) {
+        if (timestamp < now - clockWindowMillis || timestamp > now + clockWindowMillis) {
             return VerifyResult.CLOCK_SKEW;
         }
-        return switch (replayGuard.admit(received, now)) {
+        if (timestamp < startMillis) {
+            return VerifyResult.SIGNED_BEFORE_START;
+        }
+        // remembered until the clock check refuses it by itself: timestamp + window
+        return switch (replayGuard.admit(received, client, timestamp + clockWindowMillis + 1, now)) {
             case FRESH -> VerifyResult.OK;
             case REPLAY -> VerifyResult.REPLAY;
             case FULL -> VerifyResult.REPLAY_GUARD_FULL;
@@ -147,6 +198,11 @@ public final class ConnectSigner {
     /** HMACs currently remembered against replay. */
     public int replayGuardSize() {
         return replayGuard.size();
+    }
+
+    /** HMACs currently remembered for {@code client}. */
+    public int replayGuardSize(Object client) {
+        return replayGuard.size(client);
     }
 
     public int replayGuardCapacity() {

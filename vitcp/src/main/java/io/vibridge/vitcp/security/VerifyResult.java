@@ -4,7 +4,7 @@ import io.vibridge.vitcp.wire.IsCode;
 
 /** Outcome of {@link ConnectSigner#verify} (VITCP-PROFILE §5). */
 public enum VerifyResult {
-    /** Signed with the shared key, timestamp within 60 s, not seen in the last 120 s. */
+    /** Signed with the shared key, timestamp within the clock window, not seen while it is. */
     OK,
     /** Security Type 0: the peer did not sign. */
     UNSIGNED,
@@ -14,13 +14,18 @@ public enum VerifyResult {
     MALFORMED,
     /** The HMAC does not match (wrong key or altered bytes). */
     BAD_SIGNATURE,
-    /** Validly signed, but the timestamp is more than 60 s away from the verifier's clock. */
+    /** Validly signed, but the timestamp is further from the verifier's clock than the clock window. */
     CLOCK_SKEW,
-    /** The same signed segment (same HMAC) was accepted in the last 120 s. */
+    /**
+     * Validly signed within the window, but before the verifier started: a previous instance (before a restart)
+     * may have accepted it, and its replay memory is gone.
+     */
+    SIGNED_BEFORE_START,
+    /** The same signed segment (same HMAC) was accepted while its timestamp is still within the window. */
     REPLAY,
     /**
-     * Validly signed and fresh, but the replay guard is at capacity with entries younger than
-     * 120 s: refused rather than forgetting entries (which would let a replay through).
+     * Validly signed and fresh, but the replay guard, or the client's share of it, is full of live entries:
+     * refused rather than forgetting entries (which would let a replay through).
      */
     REPLAY_GUARD_FULL;
 

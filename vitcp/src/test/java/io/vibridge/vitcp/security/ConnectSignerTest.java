@@ -151,12 +151,61 @@ class ConnectSignerTest {
     void clockSkew() {
         ByteBuffer bb = signedRequest(new ConnectSigner(KEY, clock), "cli");
         int len = bb.capacity() - 3;
-        assertThat(new ConnectSigner(KEY, new TestClock(T0 + 60_001)).verify(bb, 3, len))
-                .isEqualTo(VerifyResult.CLOCK_SKEW);
-        assertThat(new ConnectSigner(KEY, new TestClock(T0 - 60_001)).verify(bb, 3, len))
-                .isEqualTo(VerifyResult.CLOCK_SKEW);
-        assertThat(new ConnectSigner(KEY, new TestClock(T0 + 60_000)).verify(bb, 3, len)).isEqualTo(VerifyResult.OK);
-        assertThat(new ConnectSigner(KEY, new TestClock(T0 - 60_000)).verify(bb, 3, len)).isEqualTo(VerifyResult.OK);
+        long w = ConnectSigner.CLOCK_WINDOW_MILLIS;
+        assertThat(w).as("issue 29: a few seconds").isEqualTo(5_000);
+        // verifiers started before the signature, their clocks then moved to the time of the check
+        TestClock c = new TestClock(T0 - w - 1);
+        ConnectSigner verifier = new ConnectSigner(KEY, c);
+        assertThat(verifier.verify(bb, 3, len)).isEqualTo(VerifyResult.CLOCK_SKEW);
+        c.millis = T0 + w + 1;
+        assertThat(verifier.verify(bb, 3, len)).isEqualTo(VerifyResult.CLOCK_SKEW);
+        c.millis = T0 + w;
+        assertThat(verifier.verify(bb, 3, len)).isEqualTo(VerifyResult.OK);
+        TestClock d = new TestClock(T0 - w);
+        assertThat(new ConnectSigner(KEY, d).verify(bb, 3, len)).isEqualTo(VerifyResult.OK);
+        ConnectSigner wide = new ConnectSigner(KEY, new TestClock(T0 - 60_000), new ConnectSigner.Policy(60_000, 16, 16));
+        assertThat(wide.verify(bb, 3, len)).isEqualTo(VerifyResult.OK);
+    }
+
+    /**
+     * Issue 29: the replay memory is in-process, so a verifier refuses what was signed before it started (a
+     * previous instance, before a restart, may have accepted it): IS 11. What is signed after it is accepted.
+     */
+    @Test
+    void aRestartedVerifierRefusesWhatWasSignedBeforeItStarted() {
+        ConnectSigner signer = new ConnectSigner(KEY, clock);
+        ByteBuffer bb = signedRequest(signer, "cli");
+        int len = bb.capacity() - 3;
+        assertThat(new ConnectSigner(KEY, clock).verify(bb, 3, len)).isEqualTo(VerifyResult.OK);   // the first instance
+        clock.millis = T0 + 1_000;                                                              // a restart, 1 s later
+        ConnectSigner restarted = new ConnectSigner(KEY, clock);
+        ByteBuffer copy = ByteBuffer.allocate(bb.capacity());
+        copy.put(0, bb, 0, bb.capacity());
+        assertThat(restarted.verify(copy, 3, len)).isEqualTo(VerifyResult.SIGNED_BEFORE_START);
+        assertThat(VerifyResult.SIGNED_BEFORE_START.isCode()).isEqualTo(11);
+        assertThat(restarted.replayGuardSize()).isZero();
+        assertThat(restarted.verify(signedRequest(signer, "cli"), 3, len)).isEqualTo(VerifyResult.OK);
+    }
+
+    /** Issue 29: a flood of valid signatures from one client fills its share only (IS 14), not the others'. */
+    @Test
+    void oneClientsFloodLeavesRoomForOthers() {
+        ConnectSigner signer = new ConnectSigner(KEY, clock);
+        ConnectSigner verifier = new ConnectSigner(KEY, clock, new ConnectSigner.Policy(5_000, 64, 8));
+        int full = 0;
+        for (int i = 0; i < 100; i++) {
+            ByteBuffer bb = signedRequest(signer, "f" + i);
+            VerifyResult r = verifier.verify(bb, 3, bb.capacity() - 3, 0, "10.0.0.1");
+            full += r == VerifyResult.REPLAY_GUARD_FULL ? 1 : 0;
+        }
+        assertThat(full).isEqualTo(92);
+        assertThat(verifier.replayGuardSize("10.0.0.1")).isEqualTo(8);
+        ByteBuffer other = signedRequest(signer, "other");
+        assertThat(verifier.verify(other, 3, other.capacity() - 3, 0, "10.0.0.2")).isEqualTo(VerifyResult.OK);
+        // the flooder's share comes back once its timestamps leave the window
+        clock.millis = T0 + 5_001;
+        ByteBuffer later = signedRequest(signer, "f-later");
+        assertThat(verifier.verify(later, 3, later.capacity() - 3, 0, "10.0.0.1")).isEqualTo(VerifyResult.OK);
     }
 
     @Test
@@ -167,9 +216,9 @@ class ConnectSignerTest {
         ConnectSigner verifier = new ConnectSigner(KEY, clock);
         assertThat(verifier.verify(bb, 3, len)).isEqualTo(VerifyResult.OK);
         assertThat(verifier.verify(bb, 3, len)).isEqualTo(VerifyResult.REPLAY);
-        clock.millis = T0 + 59_000;
+        clock.millis = T0 + ConnectSigner.CLOCK_WINDOW_MILLIS;
         assertThat(verifier.verify(bb, 3, len)).isEqualTo(VerifyResult.REPLAY);
-        clock.millis = T0 + 61_000; // the timestamp window closes before the replay window does
+        clock.millis = T0 + ConnectSigner.CLOCK_WINDOW_MILLIS + 1; // the entry expires as the clock check takes over
         assertThat(verifier.verify(bb, 3, len)).isEqualTo(VerifyResult.CLOCK_SKEW);
         // a fresh signature of the same request is not a replay
         assertThat(verifier.verify(signedRequest(signer, "cli"), 3, len)).isEqualTo(VerifyResult.OK);
@@ -248,7 +297,7 @@ class ConnectSignerTest {
         bad.put(bad.capacity() - 1, (byte) (bad.get(bad.capacity() - 1) ^ 1));
         assertThat(verifier.verify(bad, 3, bad.capacity() - 3)).isEqualTo(VerifyResult.BAD_SIGNATURE);
 
-        clock.millis = T0 + ConnectSigner.REPLAY_WINDOW_MILLIS; // everything recorded at T0 expires
+        clock.millis = T0 + ConnectSigner.CLOCK_WINDOW_MILLIS + 1; // everything signed at T0 expires
         ByteBuffer later = signedRequest(signer, "c5");
         assertThat(verifier.verify(later, 3, later.capacity() - 3)).isEqualTo(VerifyResult.OK);
         assertThat(verifier.replayGuardSize()).isEqualTo(1);

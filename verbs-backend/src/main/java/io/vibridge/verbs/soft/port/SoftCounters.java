@@ -17,6 +17,8 @@ public final class SoftCounters {
     public final LongAdder[] naksReceived = adders(4);
     public final LongAdder rnrNaksReceived = new LongAdder();
     public final LongAdder rnrWaits = new LongAdder();
+    /** Time requesters spent waiting after RNR NAKs, summed over QPs (a QP waits at most once at a time). */
+    public final LongAdder rnrWaitNanos = new LongAdder();
     public final LongAdder icrcDrops = new LongAdder();
     public final LongAdder icrcAnyIdAccepts = new LongAdder();
     public final LongAdder malformedDrops = new LongAdder();
@@ -40,7 +42,7 @@ public final class SoftCounters {
                 retransmissions.sum(), timeouts.sum(),
                 naksSent[0].sum(), naksSent[1].sum(), naksSent[2].sum(), naksSent[3].sum(), rnrNaksSent.sum(),
                 naksReceived[0].sum(), naksReceived[1].sum(), naksReceived[2].sum(), naksReceived[3].sum(),
-                rnrNaksReceived.sum(), rnrWaits.sum(),
+                rnrNaksReceived.sum(), rnrWaits.sum(), rnrWaitNanos.sum(),
                 icrcDrops.sum(), icrcAnyIdAccepts.sum(), malformedDrops.sum(),
                 duplicates.sum(), outOfSequence.sum(),
                 faultDrops.sum(), faultDuplicates.sum(), faultReorders.sum(), faultCorruptions.sum());

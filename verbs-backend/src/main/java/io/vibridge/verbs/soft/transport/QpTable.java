@@ -22,6 +22,8 @@ public final class QpTable {
     final int window;
     /** AckReq at least every this many packets (SoftParams.MAX_PKT_PER_ACK). */
     final int maxPktPerAck;
+    /** How requesters wait after an RNR NAK (SoftParams option min-rnr-wait-us, max-rnr-wait-us). */
+    final RnrBackoff rnrBackoff;
     private final int firstQpn;
     private final AtomicReferenceArray<RcQueuePair> qps;
     /**
@@ -37,7 +39,13 @@ public final class QpTable {
     }
 
     public QpTable(PacketPort port, KeyTable keys, int firstQpn, int slots, int window, int maxPktPerAck) {
+        this(port, keys, firstQpn, slots, window, maxPktPerAck, RnrBackoff.DEFAULT);
+    }
+
+    public QpTable(PacketPort port, KeyTable keys, int firstQpn, int slots, int window, int maxPktPerAck,
+                   RnrBackoff rnrBackoff) {
         this.port = port;
+        this.rnrBackoff = rnrBackoff;
         this.keys = keys;
         this.firstQpn = firstQpn;
         this.qps = new AtomicReferenceArray<>(slots);

@@ -68,7 +68,7 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
         this.recvCq = recvCq;
         this.counters = port.counters();
         this.qpn = qpn;
-        this.requester = new RcRequester(this, maxSend, table.window, table.maxPktPerAck);
+        this.requester = new RcRequester(this, maxSend, table.window, table.maxPktPerAck, table.rnrBackoff);
         this.responder = new RcResponder(this, maxRecv);
     }
 

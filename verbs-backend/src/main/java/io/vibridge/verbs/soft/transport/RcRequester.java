@@ -71,6 +71,10 @@ final class RcRequester {
     private int retryLeft;
     private int rnrLeft;
     private boolean rnrWait;
+    /** RNR NAKs in a row without progress: the backoff's exponent ({@link RnrBackoff}). */
+    private int rnrStreak;
+    /** When the current RNR wait began, for the device's time-spent-waiting counter. */
+    private long rnrWaitSince;
     /**
      * After a timeout only the oldest unacknowledged packet goes out, with AckReq; its answer says where the
      * responder is, and go-back-N resumes from there. A timeout that was only a late ACK (a stalled thread
@@ -100,8 +104,11 @@ final class RcRequester {
     private long retransmissions;
     private long timeouts;
 
-    RcRequester(RcQueuePair qp, int maxSend, int window, int maxPktPerAck) {
+    private final RnrBackoff rnrBackoff;
+
+    RcRequester(RcQueuePair qp, int maxSend, int window, int maxPktPerAck, RnrBackoff rnrBackoff) {
         this.qp = qp;
+        this.rnrBackoff = rnrBackoff;
         this.window = window;
         this.maxPktPerAck = maxPktPerAck;
         if (maxPktPerAck < 1 || maxPktPerAck > window / 2) {
@@ -363,6 +370,7 @@ final class RcRequester {
     private void onRnrTimer() {
         synchronized (qp) {
             rnrWait = false;
+            qp.counters.rnrWaitNanos.add(System.nanoTime() - rnrWaitSince);
             if (qp.state == QpState.RTS) {
                 // IBA 9.7.5.2.8: resume at the NAKed PSN; probe with that one packet first, so that a receiver
                 // still without a receive WQE NAKs one packet again instead of dropping a window behind it
@@ -408,6 +416,7 @@ final class RcRequester {
     private void progress() {
         retryLeft = qp.attrs.retryCount();
         rnrLeft = qp.attrs.rnrRetry();
+        rnrStreak = 0;
         deadline = System.nanoTime() + timeoutNanos;
     }
 
@@ -495,7 +504,14 @@ final class RcRequester {
         }
         qp.counters.rnrWaits.increment();
         rnrWait = true;
-        qp.port.timers().schedule(rnrTask, Aeth.rnrTimerMicros(timerCode) * 1000L, TimeUnit.NANOSECONDS);
+        rnrWaitSince = System.nanoTime();
+        // IBA 9.7.5.2.8 (C9-134): at least the coded time; the floor and the backoff make a stalled receiver
+        // cost a few retries a second instead of one per coded time (RnrBackoff)
+        long wait = rnrBackoff.waitNanos(Aeth.rnrTimerMicros(timerCode) * 1000L, rnrStreak);
+        if (rnrStreak < Integer.MAX_VALUE) {
+            rnrStreak++;
+        }
+        qp.port.timers().schedule(rnrTask, wait, TimeUnit.NANOSECONDS);
     }
 
     private void onNak(int psn, int code) {
