@@ -8,6 +8,8 @@ import io.vibridge.cm.hello.FlowControl;
 import io.vibridge.cm.route.Route;
 import io.vibridge.cm.route.RouteTarget;
 import io.vibridge.gateway.admin.ConnectionInfo;
+import io.vibridge.gateway.admission.Pending;
+import io.vibridge.gateway.admission.SetupFailure;
 import io.vibridge.gateway.bridge.client.ClientChannel;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.log.ConnectionLogger;
@@ -71,6 +73,8 @@ public final class BridgedConnection {
     private final EnginePeer peer;
     private final Events events;
     private final ClientChannel channel;
+    /** Its slot among the connections in setup (limits.max-pending), returned once bridged, answered or closed. */
+    private final Pending pending;
     private Phase phase = Phase.INCOMING;
     private Route route;
     private StagingSlots slots;
@@ -88,9 +92,14 @@ public final class BridgedConnection {
     private long keepaliveTimer = -1;
     private String closeReason;
 
-    /** The connection on a listener of {@code encapsulation} (native VI/TCP or seed-004 framing, VITCP-PROFILE §8). */
-    public BridgedConnection(BridgeContext shared, Vertx vertx, NetSocket socket, Encapsulation encapsulation) {
+    /**
+     * The connection on a listener of {@code encapsulation} (native VI/TCP or seed-004 framing, VITCP-PROFILE §8),
+     * holding {@code pending} until its setup is over.
+     */
+    public BridgedConnection(BridgeContext shared, Vertx vertx, NetSocket socket, Encapsulation encapsulation,
+            Pending pending) {
         this.shared = shared;
+        this.pending = pending;
         this.config = shared.config;
         this.vertx = vertx;
         this.context = vertx.getOrCreateContext();
@@ -123,8 +132,16 @@ public final class BridgedConnection {
         incomingTimer = vertx.setTimer(config.vi().incomingTimeout().toMillis() + 1, t -> {
             incomingTimer = -1;
             if (engine.state() == ViConnection.State.PASSIVE_INCOMING) {
-                log.info("conn {} {}:{} no Connect Request within {}", id, clientAddress.getHostAddress(), clientPort,
-                        config.vi().incomingTimeout());
+                // nothing, part of a header, or part of a Connect Request: closed all the same (issue 29); one INFO
+                // line per summary period, the others DEBUG (a flood of silent connections is one line, not thousands)
+                if (pending.failed(SetupFailure.TIMEOUT)) {
+                    log.info("conn {} {}:{} no Connect Request within {} (the first this period; GatewayServer's "
+                            + "summary counts the rest)", id, clientAddress.getHostAddress(), clientPort,
+                            config.vi().incomingTimeout());
+                } else {
+                    log.debug("conn {} {}:{} no Connect Request within {}", id, clientAddress.getHostAddress(),
+                            clientPort, config.vi().incomingTimeout());
+                }
                 engine.tick(System.nanoTime()); // draft 4.3 "Incoming" timeout: the engine fails and closes
                 channel.pump();
             }
@@ -286,6 +303,7 @@ public final class BridgedConnection {
         }
         shared.metrics.connectionOpened(engine.encapsulation());
         shared.metrics.connectSetup(System.nanoTime() - requestAt);
+        pending.end();
         // per-connection lines are DEBUG: at thousands of connections per second console lines cost more than the
         // setup itself; GatewayServer logs a periodic INFO summary (connections opened/closed/open)
         if (log.isDebugEnabled()) {
@@ -325,8 +343,19 @@ public final class BridgedConnection {
                 shared.metrics.rejected(RejectReason.SECURITY);
             }
             case PROTOCOL, TIMEOUT -> {
-                log.info("conn {} {}:{} connection setup failed: {}{}", id, clientAddress.getHostAddress(), clientPort,
-                        failure, failure == ConnectFailure.PROTOCOL ? " (" + engine.lastProtocolError() + ")" : "");
+                // a timeout was logged by the incoming timer; bad input once per summary period at INFO
+                boolean info = pending.failed(failure == ConnectFailure.PROTOCOL ? SetupFailure.PROTOCOL
+                        : SetupFailure.TIMEOUT);
+                if (info || log.isDebugEnabled()) {
+                    String line = "conn {} {}:{} connection setup failed: {}{}";
+                    Object[] args = {id, clientAddress.getHostAddress(), clientPort, failure,
+                            failure == ConnectFailure.PROTOCOL ? " (" + engine.lastProtocolError() + ")" : ""};
+                    if (info) {
+                        log.info(line, args);
+                    } else {
+                        log.debug(line, args);
+                    }
+                }
                 shared.metrics.rejected(RejectReason.PROTOCOL);
                 countFrameError();
             }
@@ -337,12 +366,20 @@ public final class BridgedConnection {
                     log.info("conn {} {}:{} Connect Reject IS {}", id, clientAddress.getHostAddress(), clientPort, isCode);
                 }
             }
-            case CLOSED -> log.info("conn {} {}:{} connection setup failed: {}", id, clientAddress.getHostAddress(),
-                    clientPort, failure);
+            case CLOSED -> {
+                if (pending.failed(SetupFailure.CLOSED)) {
+                    log.info("conn {} {}:{} connection setup failed: {} (the first this period; GatewayServer's "
+                            + "summary counts the rest)", id, clientAddress.getHostAddress(), clientPort, failure);
+                } else {
+                    log.debug("conn {} {}:{} connection setup failed: {}", id, clientAddress.getHostAddress(),
+                            clientPort, failure);
+                }
+            }
             case NO_MATCH -> {
                 // logged and counted when answered (connectRequested)
             }
         }
+        pending.end(); // answered (Reject, No Match) or counted above: setup is over
         if (target != null && target.connectStarted() && !target.down()) {
             ibDisconnect();
         }
@@ -614,6 +651,7 @@ public final class BridgedConnection {
             admitted = false;
             shared.release(clientAddress);
         }
+        pending.end();
         if (opened) {
             shared.metrics.connectionClosed(engine.encapsulation());
             log.debug("conn {} closed ({}), {} bytes in, {} bytes out", id, closeReason, channel.bytesIn(),

@@ -19,6 +19,8 @@ import io.vibridge.gateway.metrics.FrontEnd;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.Operation;
 import io.vibridge.gateway.metrics.RejectReason;
+import io.vibridge.gateway.admission.Pending;
+import io.vibridge.gateway.admission.SetupFailure;
 import io.vibridge.iwarp.engine.IwarpConnection;
 import io.vibridge.iwarp.mpa.MpaFrame;
 import io.vibridge.iwarp.mpa.MpaSettings;
@@ -80,6 +82,8 @@ public final class IwarpBridge {
     private final StreamChannel channel;
     private final Events events = new Events();
     private final IwarpConnection engine;
+    /** Its slot among the connections in setup (limits.max-pending), returned once bridged, answered or closed. */
+    private final Pending pending;
     private Route route;
     private Phase phase = Phase.AWAITING_REQUEST;
     private StagingSlots slots;
@@ -110,8 +114,11 @@ public final class IwarpBridge {
     private boolean pumping;
     private boolean pumpAgain;
 
-    public IwarpBridge(BridgeContext shared, Vertx vertx, NetSocket socket, GatewayConfig.IwarpListener listener) {
+    /** The stream on {@code listener}'s port, holding {@code pending} until its setup is over. */
+    public IwarpBridge(BridgeContext shared, Vertx vertx, NetSocket socket, GatewayConfig.IwarpListener listener,
+            Pending pending) {
         this.shared = shared;
+        this.pending = pending;
         this.config = shared.config;
         this.metrics = shared.metrics;
         this.vertx = vertx;
@@ -140,8 +147,15 @@ public final class IwarpBridge {
         requestTimer = vertx.setTimer(config.iwarp().requestTimeout().toMillis(), t -> {
             requestTimer = -1;
             if (phase == Phase.AWAITING_REQUEST) {
-                log.info("iwarp conn {} {}:{} no MPA Request within {}: closed", id, clientAddress.getHostAddress(),
-                        clientPort, config.iwarp().requestTimeout());
+                // nothing, or part of a Request: closed all the same (issue 29); one INFO line per summary period
+                if (pending.failed(SetupFailure.TIMEOUT)) {
+                    log.info("iwarp conn {} {}:{} no MPA Request within {}: closed (the first this period; "
+                            + "GatewayServer's summary counts the rest)", id, clientAddress.getHostAddress(), clientPort,
+                            config.iwarp().requestTimeout());
+                } else {
+                    log.debug("iwarp conn {} {}:{} no MPA Request within {}: closed", id,
+                            clientAddress.getHostAddress(), clientPort, config.iwarp().requestTimeout());
+                }
                 metrics.rejected(RejectReason.PROTOCOL);
                 closeReason = "no MPA Request";
                 forceClose();
@@ -230,6 +244,7 @@ public final class IwarpBridge {
         target.established(targetBufs);
         phase = Phase.CONNECTED;
         opened = true;
+        pending.end();
         metrics.connectionOpened(FrontEnd.IWARP);
         metrics.connectSetup(System.nanoTime() - requestAt);
         long keepalive = ib.keepalive().toMillis();
@@ -249,6 +264,7 @@ public final class IwarpBridge {
 
     /** The connection cannot be bridged: a Reject Reply (with why, RFC 6581 §5) and close. */
     private void refuse(RejectReason reason, String why) {
+        pending.end(); // answered: an MPA Reject Reply
         log.info("iwarp conn {} {}:{} refused: {}", id, clientAddress.getHostAddress(), clientPort, why);
         metrics.rejected(reason);
         closeReason = why;
@@ -605,6 +621,10 @@ public final class IwarpBridge {
         if (closeReason == null) {
             closeReason = "client closed TCP";
         }
+        if (pending.inSetup() && pending.failed(SetupFailure.CLOSED)) {
+            log.info("iwarp conn {} {}:{} closed before its MPA Request was answered (the first this period; "
+                    + "GatewayServer's summary counts the rest)", id, clientAddress.getHostAddress(), clientPort);
+        }
         if (phase != Phase.CLOSING && phase != Phase.CLOSED) {
             close(closeReason); // IWARP-MAPPING "Disconnects": the client's FIN becomes a DREQ
         } else {
@@ -647,6 +667,7 @@ public final class IwarpBridge {
         }
         released = true;
         phase = Phase.CLOSED;
+        pending.end();
         cancel(requestTimer);
         cancel(keepaliveTimer);
         cancel(graceTimer);
@@ -761,9 +782,17 @@ public final class IwarpBridge {
             if (closeReason == null) {
                 closeReason = "protocol error: " + cause.getMessage();
             }
-            log.warn("iwarp conn {} {}:{} {}", id, clientAddress.getHostAddress(), clientPort, closeReason);
-            if (phase == Phase.AWAITING_REQUEST) {
+            if (phase != Phase.AWAITING_REQUEST) {
+                log.warn("iwarp conn {} {}:{} {}", id, clientAddress.getHostAddress(), clientPort, closeReason);
+            } else {
                 metrics.rejected(RejectReason.PROTOCOL);
+                // not MPA at all: the first per summary period is a WARN, the rest DEBUG (a flood of them)
+                if (pending.failed(SetupFailure.PROTOCOL)) {
+                    log.warn("iwarp conn {} {}:{} {} (the first this period; GatewayServer's summary counts the rest)",
+                            id, clientAddress.getHostAddress(), clientPort, closeReason);
+                } else {
+                    log.debug("iwarp conn {} {}:{} {}", id, clientAddress.getHostAddress(), clientPort, closeReason);
+                }
             }
         }
 

@@ -75,7 +75,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
 
     /** Connection limits and per-connection buffering. */
     public record Limits(int maxConnections, int maxConnectionsPerClient, double connectRate, int connectBurst,
-            long bufferPerConnection) {
+            long bufferPerConnection, int maxPending, int maxPendingPerClient) {
     }
 
     /**
@@ -261,7 +261,9 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                     intIn(c, "limits.max-connections-per-client", 1, 1 << 20, false),
                     nonNegativeDouble(c, "limits.connect-rate"),
                     intIn(c, "limits.connect-burst", 1, 1 << 20, false),
-                    bytes(c, "limits.buffer-per-connection"));
+                    bytes(c, "limits.buffer-per-connection"),
+                    intIn(c, "limits.max-pending", 1, 1 << 20, false),
+                    intIn(c, "limits.max-pending-per-client", 1, 1 << 20, false));
             int maxSlots = StagingSize.maxSlots("auto".equals(c.getValue(StagingSize.KEY).unwrapped())
                             ? OptionalInt.empty() : OptionalInt.of(intIn(c, StagingSize.KEY, 1, StagingSize.MAX, false)),
                     slotSize, chunkSlots, slotsPerConnection(limits.bufferPerConnection(), slotSize),

@@ -13,6 +13,9 @@ import io.vertx.core.net.NetSocket;
 import io.vibridge.cm.route.CmFormat;
 import io.vibridge.cm.route.Route;
 import io.vibridge.gateway.admin.AdminServer;
+import io.vibridge.gateway.admission.Admission;
+import io.vibridge.gateway.admission.Pending;
+import io.vibridge.gateway.admission.Refusal;
 import io.vibridge.gateway.admin.ConnectionInfo;
 import io.vibridge.gateway.bridge.BridgedConnection;
 import io.vibridge.gateway.bridge.IwarpBridge;
@@ -21,6 +24,7 @@ import io.vibridge.gateway.bridge.staging.DirectMemory;
 import io.vibridge.gateway.bridge.staging.StagingPool;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.config.MemoryLimits;
+import io.vibridge.gateway.metrics.FrontEnd;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.ProcessMeters;
 import io.vibridge.gateway.metrics.RejectReason;
@@ -34,6 +38,7 @@ import io.vibridge.verbs.VerbsDevice;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.vitcp.rdmatcp.RdmaTcpCrc;
 import io.vibridge.vitcp.wire.Encapsulation;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,6 +65,8 @@ public final class GatewayServer implements AutoCloseable {
     private final ProcessMeters processMeters;
     private final BridgeContext shared;
     private final ConnectRateLimiter rate;
+    /** The bound on connections in setup, for every listener (issue 29). */
+    private final Admission admission;
     private final boolean ownsVertx;
     /** One listener per event loop and encapsulation (Vert.x shares a port among them, round robin per accepted socket). */
     private final List<NetServer> servers = new ArrayList<>();
@@ -136,6 +143,8 @@ public final class GatewayServer implements AutoCloseable {
         GatewayMetrics metrics = new GatewayMetrics(registry);
         shared = new BridgeContext(config, device, pd, pool, metrics);
         rate = new ConnectRateLimiter(config.limits().connectRate(), config.limits().connectBurst());
+        admission = new Admission(config.limits().maxPending(), config.limits().maxPendingPerClient(), registry,
+                TimeUnit.MILLISECONDS.toNanos(SUMMARY_MILLIS));
         registerDeviceMeters(metrics);
         Context asyncEvents = vertx.getOrCreateContext();
         device.onAsyncEvent(shared::onAsyncEvent, r -> asyncEvents.runOnContext(v -> r.run()));
@@ -233,14 +242,42 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     private void onIwarpConnect(NetSocket socket, GatewayConfig.IwarpListener l) {
-        if (closed || !ready || !rate.tryAcquire()) {
-            if (ready && !closed) {
-                shared.metrics().rejected(RejectReason.LIMIT);
-            }
-            socket.close();
-            return;
+        Pending pending = admit(socket, FrontEnd.IWARP);
+        if (pending != null) {
+            new IwarpBridge(shared, vertx, socket, l, pending).start();
         }
-        new IwarpBridge(shared, vertx, socket, l).start();
+    }
+
+    /**
+     * A new connection on any listener: its slot among the connections in setup, or null when it was closed
+     * (stopping, over the connect rate, over a pending bound: counted, and in the periodic summary line).
+     */
+    private Pending admit(NetSocket socket, FrontEnd frontEnd) {
+        if (closed || !ready) {
+            socket.close();
+            return null;
+        }
+        if (!rate.tryAcquire()) {
+            shared.metrics().rejected(RejectReason.LIMIT);
+            admission.refused(frontEnd, Refusal.RATE);
+            log.debug("connection from {} over the connect rate: closed", socket.remoteAddress());
+            socket.close();
+            return null;
+        }
+        Pending pending = admission.admit(frontEnd, clientAddress(socket));
+        if (pending == null) {
+            log.debug("connection from {} over the pending bound: closed", socket.remoteAddress());
+            socket.close();
+        }
+        return pending;
+    }
+
+    private static InetAddress clientAddress(NetSocket socket) {
+        try {
+            return InetAddress.ofLiteral(socket.remoteAddress().hostAddress());
+        } catch (RuntimeException e) {
+            return InetAddress.getLoopbackAddress(); // not an IP socket: one bucket for all of them
+        }
     }
 
     /** The iWARP listeners' ports, in the order of {@code iwarp.listeners}. */
@@ -270,8 +307,20 @@ public final class GatewayServer implements AutoCloseable {
 
     private static final long SUMMARY_MILLIS = 10_000;
 
-    /** One INFO line per period with connection activity (the per-connection lines are DEBUG). */
+    /**
+     * One INFO line per period with connection activity (the per-connection lines are DEBUG), and one line for
+     * connection setup when connections were refused at accept (WARN) or ended in setup without an answer: a
+     * connect flood logs a line per period, not one per connection (issue 29).
+     */
     private void summary() {
+        Admission.Summary setup = admission.summary();
+        if (setup != null) {
+            if (setup.refused() > 0) {
+                log.warn("connection setup in the last {} s: {}", SUMMARY_MILLIS / 1000, setup.line());
+            } else {
+                log.info("connection setup in the last {} s: {}", SUMMARY_MILLIS / 1000, setup.line());
+            }
+        }
         GatewayMetrics m = shared.metrics();
         long opened = m.openedTotal();
         long closedNow = m.closedTotal();
@@ -330,17 +379,10 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     private void onConnect(NetSocket socket, Encapsulation encapsulation) {
-        if (closed || !ready) {
-            socket.close();
-            return;
+        Pending pending = admit(socket, FrontEnd.of(encapsulation));
+        if (pending != null) {
+            new BridgedConnection(shared, vertx, socket, encapsulation, pending).start();
         }
-        if (!rate.tryAcquire()) {
-            shared.metrics().rejected(RejectReason.LIMIT);
-            log.debug("connection from {} over the connect rate: closed", socket.remoteAddress());
-            socket.close();
-            return;
-        }
-        new BridgedConnection(shared, vertx, socket, encapsulation).start();
     }
 
     private void registerDeviceMeters(GatewayMetrics m) {
@@ -407,6 +449,11 @@ public final class GatewayServer implements AutoCloseable {
 
     public int adminPort() {
         return adminPort;
+    }
+
+    /** The bound on connections in setup (tests, diagnostics). */
+    public Admission admission() {
+        return admission;
     }
 
     public BridgeContext bridgeContext() {

@@ -28,7 +28,10 @@ public final class FpduReader {
     private final CRC32C crc32c = new CRC32C();
     private boolean crc;
 
-    /** An FPDU arriving across reads, collected whole (allocated on first need). */
+    /** The collecting buffer's first size: an MPA-sized FPDU header and a short message fit. */
+    private static final int INITIAL = 256;
+
+    /** An FPDU arriving across reads, collected whole (allocated on first need, grown by {@link #grow}). */
     private ByteBuffer partial;
     private int partialNeed;
     /** A collected FPDU the handler refused, to hand again. */
@@ -83,7 +86,7 @@ public final class FpduReader {
 
     private boolean collect(ByteBuffer in) {
         if (partial == null) {
-            partial = ByteBuffer.allocate(Fpdu.MAX_LENGTH);
+            partial = ByteBuffer.allocate(INITIAL);
         }
         if (partial.position() < Fpdu.LENGTH_FIELD) {
             copy(in, partial, Fpdu.LENGTH_FIELD - partial.position());
@@ -92,12 +95,31 @@ public final class FpduReader {
             }
             partialNeed = Fpdu.length(Fpdu.ulpduLength(partial, 0));
         }
-        copy(in, partial, partialNeed - partial.position());
+        int n = Math.min(in.remaining(), partialNeed - partial.position());
+        grow(partial.position() + n);
+        copy(in, partial, n);
         if (partial.position() < partialNeed) {
             return true;
         }
         verify(partial, 0, partialNeed);
         return deliverPartial();
+    }
+
+    /**
+     * Room for {@code needed} bytes of the FPDU being collected: the buffer doubles with the bytes that
+     * arrived, never to the length the ULPDU Length field claims before they are here (issue 29: a peer
+     * that sends 2 bytes claiming 65,535 costs what it sent). Kept for the next FPDU once grown.
+     */
+    private void grow(int needed) {
+        if (partial.capacity() < needed) {
+            ByteBuffer grown = ByteBuffer.allocate(Math.min(partialNeed, Math.max(needed, partial.capacity() * 2)));
+            partial = grown.put(partial.flip());
+        }
+    }
+
+    /** Bytes of buffer held for an FPDU collected across reads (tests: it grows with what arrived). */
+    public int heldCapacity() {
+        return partial == null ? 0 : partial.capacity();
     }
 
     private boolean deliverPartial() {

@@ -33,7 +33,10 @@ final class FrameReader {
     private boolean connectionIdKnown;
     private FrameCheck failure;
 
-    /** A frame arriving across reads, collected whole (allocated on first need). */
+    /**
+     * A frame arriving across reads, collected whole: allocated on first need and grown with the bytes that
+     * arrived ({@link GrowingInput}), then kept for the next frame.
+     */
     private ByteBuffer partial;
     private int partialNeed;
     /** The VI/TCP bytes of a collected frame that the segment reader stopped in (admission), or null. */
@@ -48,6 +51,11 @@ final class FrameReader {
     FrameReader(SegmentReader segments, ConnectionErrors errors) {
         this.segments = segments;
         this.errors = errors;
+    }
+
+    /** Bytes of buffer held for a frame collected across reads (tests: it grows with what arrived). */
+    int heldCapacity() {
+        return partial == null ? 0 : partial.capacity();
     }
 
     /** The active side chose the Connection ID (seed 004 §3.4): only it is accepted. */
@@ -168,17 +176,18 @@ final class FrameReader {
      * when the segment reader stopped in it (admission refused).
      */
     private boolean collect(ByteBuffer in) {
-        if (partial == null) {
-            partial = ByteBuffer.allocate(RdmaTcpFrame.MAX_FRAME);
-        }
-        if (partial.position() < PREFIX) {
+        if (partial == null || partial.position() < PREFIX) {
+            partial = GrowingInput.room(partial, PREFIX, RdmaTcpFrame.MAX_FRAME);
             copy(in, partial, PREFIX - partial.position());
             if (partial.position() < PREFIX || !plausible(partial, 0)) {
                 return true;
             }
             partialNeed = RdmaTcpFrame.frameLength(RdmaTcpFrame.segmentLength(partial, 0));
         }
-        copy(in, partial, partialNeed - partial.position());
+        // the buffer grows with the bytes that arrived, not to the length the frame claims (issue 29)
+        int n = Math.min(in.remaining(), partialNeed - partial.position());
+        partial = GrowingInput.room(partial, partial.position() + n, partialNeed);
+        copy(in, partial, n);
         if (partial.position() < partialNeed || !verify(partial, 0)) {
             return true;
         }

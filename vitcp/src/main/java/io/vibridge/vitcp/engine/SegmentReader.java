@@ -54,7 +54,10 @@ final class SegmentReader {
     private final ByteBuffer hdr = ByteBuffer.allocate(RDMA_HDR);
     private ReadPhase phase = ReadPhase.HEADER;
     private int hdrNeed = HDR;
+    /** The connection segment being collected (grows with what arrived: {@link GrowingInput}), or null. */
     private ByteBuffer whole;
+    /** Its length, as its header gives it. */
+    private int wholeLength;
     private int payloadLeft;
 
     SegmentReader(Sink sink) {
@@ -71,6 +74,11 @@ final class SegmentReader {
 
     boolean awaitingAdmission() {
         return phase == ReadPhase.ADMIT;
+    }
+
+    /** Bytes of buffer this reader holds for input collected across reads (tests: it grows with what arrived). */
+    int heldCapacity() {
+        return hdr.capacity() + (whole == null ? 0 : whole.capacity());
     }
 
     /** Drop all further input. */
@@ -127,8 +135,10 @@ final class SegmentReader {
                     }
                 }
                 case WHOLE -> {
-                    copy(in, whole, whole.remaining());
-                    if (!whole.hasRemaining()) {
+                    int n = Math.min(in.remaining(), wholeLength - whole.position());
+                    whole = GrowingInput.room(whole, whole.position() + n, wholeLength);
+                    copy(in, whole, n);
+                    if (whole.position() == wholeLength) {
                         connectionSegment();
                     }
                 }
@@ -170,9 +180,11 @@ final class SegmentReader {
             return false;
         }
         if (t.hasConnectionHeader() || t.isConnectionSetup()) {
-            whole = ByteBuffer.allocate(len);
+            // sized by what arrives, not by len: a header claiming 65,535 bytes holds 256 (issue 29)
+            wholeLength = len;
+            whole = GrowingInput.room(null, HDR, len);
             whole.put(hdr.flip());
-            if (whole.hasRemaining()) {
+            if (whole.position() < len) {
                 phase = ReadPhase.WHOLE;
             } else {
                 connectionSegment();
@@ -186,7 +198,7 @@ final class SegmentReader {
     }
 
     private void connectionSegment() {
-        ByteBuffer seg = whole.flip();
+        ByteBuffer seg = whole.flip(); // limit = wholeLength
         whole = null;
         resetHeader();
         sink.connectionSegment(seg);
