@@ -33,15 +33,15 @@ class NoCutThroughTest {
 
     @BeforeAll
     static void start() {
-        target = TargetService.start(TargetConfig.defaults(InetAddress.ofLiteral("127.0.0.142")).withProvider("soft")
+        target = TargetService.start(TargetConfig.defaults(InetAddress.ofLiteral("127.0.0.146")).withProvider("soft")
                 .withReceives(16, 65552).withRegionSize(4 << 20).withSchemes(Set.of(ServiceIdScheme.IWARP)));
         gateway = GatewayServer.start(GatewayConfig.from(ConfigFactory.parseString("""
                 vibridge.gateway { listen { host = "127.0.0.1", port = 0, rdmatcp-port = 0 }
                 admin { host = "127.0.0.1", port = 0 }
-                infiniband { provider = soft, address = "127.0.0.141", cut-through = off, local-ack-timeout = 14 }
+                infiniband { provider = soft, address = "127.0.0.145", cut-through = off, local-ack-timeout = 14 }
                 staging { max-slots = 64 }
                 shutdown-grace = 2s
-                routes = [ { match = "demo", target = "127.0.0.142", port = 5000, flowc = 1,
+                routes = [ { match = "demo", target = "127.0.0.146", port = 5000, flowc = 1,
                              receive-size = 65552, receive-buffers = 8 } ] }""")));
     }
 
