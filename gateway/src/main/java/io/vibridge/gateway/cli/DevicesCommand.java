@@ -60,12 +60,8 @@ final class DevicesCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         GatewayConfig.Infiniband ib = (config == null ? GatewayConfig.load() : GatewayConfig.load(config)).infiniband();
-        DeviceConfig dc = new DeviceConfig(address != null ? address : ib.address(), ib.udpPort(),
-                provider != null ? provider : ib.provider().equals("auto") ? null : ib.provider(), null)
-                .withOption("udp-offload", ib.udpOffload());
-        if (!ib.idle().equals("block")) {
-            dc = dc.withOption("idle", ib.idle());
-        }
+        DeviceConfig dc = ib.deviceConfig(address != null ? address : ib.address(),
+                provider != null ? provider : ib.provider());
         PrintWriter out = spec.commandLine().getOut();
         List<VerbsProvider> providers = Verbs.providers();
         Map<VerbsProvider, String> availability = new LinkedHashMap<>();

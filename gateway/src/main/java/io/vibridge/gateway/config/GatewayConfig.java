@@ -9,6 +9,7 @@ import io.vibridge.cm.route.Route;
 import io.vibridge.cm.route.RouteConfigException;
 import io.vibridge.cm.route.Routes;
 import io.vibridge.cm.hello.FlowControlHeader;
+import io.vibridge.verbs.DeviceConfig;
 import io.vibridge.verbs.Verbs;
 import io.vibridge.vitcp.engine.LocalEndpoint;
 import io.vibridge.vitcp.security.ConnectKeys;
@@ -93,6 +94,29 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             int rnrRetry, int localAckTimeout, int cmResponseTimeout, int maxCmRetries, int initiatorDepth,
             int responderResources, Duration keepalive, String faults, String udpOffload, String idle,
             boolean cutThrough, Duration minRnrWait, Duration maxRnrWait) {
+
+        /**
+         * The verbs device to open: {@code provider} ({@code auto}: automatic selection) at {@code address}, with the
+         * soft provider's options (fault injection, UDP offload, idle mode, RNR waits) only where the soft provider
+         * may be the one opened, named or automatic: another provider named refuses options it does not know.
+         */
+        public DeviceConfig deviceConfig(InetAddress address, String provider) {
+            boolean auto = provider.equals("auto");
+            DeviceConfig dc = new DeviceConfig(address, udpPort, auto ? null : provider, null);
+            if (!auto && !provider.equals("soft")) {
+                return dc;
+            }
+            if (!faults.isEmpty()) {
+                dc = dc.withOption("faults", faults);
+            }
+            dc = dc.withOption("udp-offload", udpOffload);
+            if (!idle.equals("block")) {
+                dc = dc.withOption("idle", idle);              // the soft device's polling mode
+            }
+            // the soft requester's RNR floor and backoff: a stalled client must not spin
+            return dc.withOption("min-rnr-wait-us", Long.toString(minRnrWait.toNanos() / 1000))
+                    .withOption("max-rnr-wait-us", Long.toString(maxRnrWait.toNanos() / 1000));
+        }
     }
 
     /**

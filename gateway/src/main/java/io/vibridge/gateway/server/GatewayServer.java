@@ -86,18 +86,7 @@ public final class GatewayServer implements AutoCloseable {
         this.vertx = vertx;
         this.ownsVertx = ownsVertx;
         GatewayConfig.Infiniband ib = config.infiniband();
-        DeviceConfig dc = new DeviceConfig(ib.address(), ib.udpPort(), ib.provider().equals("auto") ? null : ib.provider(),
-                null);
-        if (!ib.faults().isEmpty()) {
-            dc = dc.withOption("faults", ib.faults());
-        }
-        dc = dc.withOption("udp-offload", ib.udpOffload());
-        if (!ib.idle().equals("block")) {
-            dc = dc.withOption("idle", ib.idle());              // the soft device's polling mode (issue 14)
-        }
-        // the soft requester's RNR floor and backoff (issue 29: a stalled client must not spin)
-        dc = dc.withOption("min-rnr-wait-us", Long.toString(ib.minRnrWait().toNanos() / 1000))
-                .withOption("max-rnr-wait-us", Long.toString(ib.maxRnrWait().toNanos() / 1000));
+        DeviceConfig dc = ib.deviceConfig(ib.address(), ib.provider());
         try {
             device = Verbs.open(dc);
         } catch (VerbsException e) {

@@ -4,12 +4,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.typesafe.config.ConfigFactory;
+import java.net.InetAddress;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class ConfigTest {
+
+    @Test
+    void theSoftProvidersOptionsGoOnlyWhereSoftMayOpen() {
+        GatewayConfig.Infiniband ib = GatewayConfig.from(ConfigFactory.parseString(
+                "vibridge.gateway.infiniband { idle = spin, faults = \"drop=0.1\" }")).infiniband();
+        InetAddress a = InetAddress.ofLiteral("127.0.0.2");
+        assertThat(ib.deviceConfig(a, "auto").options()).containsKeys("udp-offload", "idle", "faults",
+                "min-rnr-wait-us", "max-rnr-wait-us");
+        assertThat(ib.deviceConfig(a, "auto").provider()).isNull();
+        assertThat(ib.deviceConfig(a, "soft").options()).containsEntry("idle", "spin");
+        // a named hardware provider refuses options it does not know
+        assertThat(ib.deviceConfig(a, "rdma-core").options()).isEmpty();
+        assertThat(ib.deviceConfig(a, "disni").provider()).isEqualTo("disni");
+    }
 
     @Test
     void defaultsLoadWithoutAnyConfiguration() {
