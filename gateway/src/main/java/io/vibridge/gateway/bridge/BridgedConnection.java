@@ -343,6 +343,11 @@ public final class BridgedConnection {
         if (target != null && target.connectStarted() && !target.down()) {
             ibDisconnect();
         }
+        if (phase == Phase.CONNECTING_TARGET) {
+            // the engine is closed (e.g. a second Connect Request: VITCP-PROFILE §9.8, a broken segment sequence):
+            // a CM REP already on its way must find the setup over, not accept on a closed engine (issue 29)
+            phase = Phase.CLOSED;
+        }
     }
 
     // ============================================================================ data-path events
