@@ -23,7 +23,7 @@ final class ConnectionsCommand implements Callable<Integer> {
     private static final List<String> HEADER = List.of("id", "front", "client", "route", "target", "state",
             "bytes-in", "bytes-out", "lqpn", "rqpn", "qp-state", "sq-psn", "rq-psn", "mtu", "retrans", "timeouts");
 
-    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464",
+    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464", converter = AdminUrl.class,
             description = "The gateway's admin endpoint (default: ${DEFAULT-VALUE}).")
     URI url;
 

@@ -49,7 +49,7 @@ final class DevicesCommand implements Callable<Integer> {
             description = "The gateway's HOCON file (default: application.conf on the class path, VIBRIDGE_*).")
     File config;
 
-    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464",
+    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464", converter = AdminUrl.class,
             description = "A running gateway's admin endpoint, asked when its device holds the address "
                     + "(default: ${DEFAULT-VALUE}).")
     URI url;

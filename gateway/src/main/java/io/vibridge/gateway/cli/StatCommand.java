@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "stat", description = "Print the running gateway's InfiniBand device counters (rdma statistic-like).")
 final class StatCommand implements Callable<Integer> {
 
-    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464",
+    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464", converter = AdminUrl.class,
             description = "The gateway's admin endpoint (default: ${DEFAULT-VALUE}).")
     URI url;
 

@@ -198,12 +198,28 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         Config root;
         try {
             Config app = ConfigFactory.parseFile(file);
+            requireRoot(app, file);
             root = ConfigFactory.defaultOverrides().withFallback(app).withFallback(ConfigFactory.defaultReference())
                     .resolve();
         } catch (ConfigException e) {
             throw ConfigError.unreadable(e);
         }
         return from(root);
+    }
+
+    /**
+     * A file without the {@code vibridge.gateway} block (an empty file, or keys written without the prefix)
+     * would leave every default in place, the demo route included, and pass {@code --check}: an error naming
+     * the root key the gateway reads (issue 29).
+     */
+    private static void requireRoot(Config app, java.io.File file) {
+        if (app.hasPathOrNull(ROOT)) {
+            return;
+        }
+        java.util.Set<String> top = app.root().keySet();
+        throw ConfigError.unreadable("configuration file " + file + ": no " + ROOT + " block ("
+                + (top.isEmpty() ? "the file is empty" : "top-level keys " + String.join(", ", new java.util.TreeSet<>(top)))
+                + "); the gateway reads every key under " + ROOT + " { ... }, e.g. " + ROOT + ".listen.port = 7470");
     }
 
     /**
