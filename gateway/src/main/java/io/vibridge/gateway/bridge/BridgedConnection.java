@@ -11,6 +11,7 @@ import io.vibridge.gateway.admin.ConnectionInfo;
 import io.vibridge.gateway.bridge.client.ClientChannel;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.log.ConnectionLogger;
+import io.vibridge.gateway.metrics.Limit;
 import io.vibridge.gateway.metrics.RejectReason;
 import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.ConnectParams;
@@ -160,9 +161,9 @@ public final class BridgedConnection {
         }
         route = found.get();
         RouteTarget t = route.target();
-        String why = shared.admit(clientAddress);
-        if (why != null) {
-            reject(RejectReason.LIMIT, IsCode.RESOURCES_EXHAUSTED, why);
+        Limit limit = shared.admit(clientAddress);
+        if (limit != null) {
+            limited(limit);
             return;
         }
         admitted = true;
@@ -174,7 +175,7 @@ public final class BridgedConnection {
             log.warn("conn {} cannot grow the staging pool: {}", id, e.toString()); // a new chunk failed to register
         }
         if (slots == null) {
-            reject(RejectReason.LIMIT, IsCode.RESOURCES_EXHAUSTED, "staging slots exhausted");
+            limited(Limit.STAGING);
             return;
         }
         try {
@@ -212,7 +213,7 @@ public final class BridgedConnection {
                 if (phase == Phase.CONNECTING_TARGET) {
                     boolean unreachable = r.reason() == CmEvent.REJ_INVALID_SERVICE_ID;
                     targetFailed(unreachable ? RejectReason.TARGET_UNREACHABLE : RejectReason.TARGET_REJECTED,
-                            unreachable ? IsCode.NO_ROUTE : IsCode.TARGET_REJECTED, "target REJ reason " + r.reason());
+                            unreachable ? IsCode.NO_ROUTE : IsCode.TARGET_REJECTED, BridgeContext.targetRejected(r.reason()));
                 }
             }
             case CmEvent.ConnectTimeout ct -> {
@@ -292,6 +293,16 @@ public final class BridgedConnection {
                     clientAddress.getHostAddress(), clientPort, targetName(), routeName(), terms.reliability(),
                     route.target().parameters().flowControl() == FlowControl.TRANSPORT ? 0 : 1, terms.mtu());
         }
+    }
+
+    /** One of the gateway's limits refuses: IS 14 (VITCP-PROFILE §2 carries no text), the log line names the limit. */
+    private void limited(Limit limit) {
+        String why = shared.describe(limit, clientAddress);
+        log.info("conn {} {}:{} Connect Reject IS {} ({})", id, clientAddress.getHostAddress(), clientPort,
+                IsCode.RESOURCES_EXHAUSTED, why);
+        shared.metrics.limited(limit);
+        closeReason = why;
+        engine.reject(IsCode.RESOURCES_EXHAUSTED);
     }
 
     private void reject(RejectReason reason, int isCode, String why) {

@@ -265,9 +265,11 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             Vi vi = new Vi(maxMtu, seg, window, incoming, creditThreshold);
             int slotSize = intIn(c, "staging.slot-size", 32 * 1024 + FlowControlHeader.LENGTH, 16 << 20, true);
             int chunkSlots = intIn(c, "staging.chunk-slots", 1, 1 << 24, false);
-            Limits limits = new Limits(
-                    intIn(c, "limits.max-connections", 1, 1 << 20, false),
-                    intIn(c, "limits.max-connections-per-client", 1, 1 << 20, false),
+            int maxConnections = intIn(c, "limits.max-connections", 1, 1 << 20, false);
+            Limits limits = new Limits(maxConnections,
+                    "auto".equals(c.getValue("limits.max-connections-per-client").unwrapped())
+                            ? perClientShare(maxConnections)
+                            : intIn(c, "limits.max-connections-per-client", 1, 1 << 20, false),
                     nonNegativeDouble(c, "limits.connect-rate"),
                     intIn(c, "limits.connect-burst", 1, 1 << 20, false),
                     bytes(c, "limits.buffer-per-connection"));
@@ -302,6 +304,18 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             throw new ConfigError(keyOf(e), e.getMessage());
         }
     }
+
+    /**
+     * {@code limits.max-connections-per-client = auto}: an eighth of {@code max-connections} (125 of 1000), at least 1,
+     * so that one client address cannot take the gateway's (or its targets') whole budget (issue 29). A gateway whose
+     * clients share one address (one big client, or many behind NAT) sets the limit itself.
+     */
+    public static int perClientShare(int maxConnections) {
+        return Math.max(1, maxConnections / PER_CLIENT_SHARE);
+    }
+
+    /** {@code auto}'s divisor: one client address may hold 1/8 of {@code max-connections}. */
+    public static final int PER_CLIENT_SHARE = 8;
 
     /**
      * {@code receive-buffers} of a route that does not set it: half the staging slots a connection
