@@ -27,6 +27,9 @@ final class ConnectionsCommand implements Callable<Integer> {
             description = "The gateway's admin endpoint (default: ${DEFAULT-VALUE}).")
     URI url;
 
+    @picocli.CommandLine.Mixin
+    AdminAuth auth;
+
     @Spec
     CommandSpec spec;
 
@@ -34,7 +37,7 @@ final class ConnectionsCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         JsonArray connections;
         try {
-            connections = new JsonArray(AdminClient.get(url, "/connections"));
+            connections = new JsonArray(AdminClient.get(url, "/connections", auth.token()));
         } catch (AdminClient.Unreachable e) {
             return AdminClient.report(spec, e);
         }

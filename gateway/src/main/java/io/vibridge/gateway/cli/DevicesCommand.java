@@ -54,6 +54,9 @@ final class DevicesCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     URI url;
 
+    @picocli.CommandLine.Mixin
+    AdminAuth auth;
+
     @Spec
     CommandSpec spec;
 
@@ -85,7 +88,7 @@ final class DevicesCommand implements Callable<Integer> {
             out.printf("%s:%d is in use (a running gateway?): its device as %s/device reports it%n%n",
                     dc.address().getHostAddress(), dc.udpPort(), url);
             try {
-                info = DeviceInfo.fromJson(new JsonObject(AdminClient.get(url, "/device")));
+                info = DeviceInfo.fromJson(new JsonObject(AdminClient.get(url, "/device", auth.token())));
             } catch (AdminClient.Unreachable u) {
                 return fail("UDP " + dc.address().getHostAddress() + ":" + dc.udpPort() + " is in use and "
                         + u.getMessage(), 1);

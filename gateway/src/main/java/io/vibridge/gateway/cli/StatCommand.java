@@ -23,6 +23,9 @@ final class StatCommand implements Callable<Integer> {
             description = "The gateway's admin endpoint (default: ${DEFAULT-VALUE}).")
     URI url;
 
+    @picocli.CommandLine.Mixin
+    AdminAuth auth;
+
     @Option(names = "--watch", paramLabel = "<seconds>",
             description = "Print again every this many seconds, until interrupted.")
     Integer watch;
@@ -40,7 +43,7 @@ final class StatCommand implements Callable<Integer> {
         while (true) {
             JsonObject stat;
             try {
-                stat = new JsonObject(AdminClient.get(url, "/stat"));
+                stat = new JsonObject(AdminClient.get(url, "/stat", auth.token()));
             } catch (AdminClient.Unreachable e) {
                 return AdminClient.report(spec, e);
             }

@@ -51,8 +51,14 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         NIO
     }
 
-    /** Admin HTTP endpoint. */
-    public record Admin(String host, int port) {
+    /**
+     * Admin HTTP endpoint: its address, the bearer token required for everything but {@code /health} and
+     * {@code /ready} (null: none), how long an idle HTTP connection stays open and how many may be open at once.
+     */
+    public record Admin(String host, int port, String token, Duration idleTimeout, int maxConnections) {
+        public boolean tokenRequired() {
+            return token != null;
+        }
     }
 
     /** VI side: MTU cap, outbound segment payload, RDMA Read window announced, Incoming timeout. */
@@ -256,7 +262,8 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             Listen listen = new Listen(string(c, "listen.host"), port(c, "listen.port", true),
                     "off".equals(c.getValue("listen.rdmatcp-port").unwrapped()) ? Listen.OFF
                             : port(c, "listen.rdmatcp-port", true));
-            Admin admin = new Admin(string(c, "admin.host"), port(c, "admin.port", true));
+            Admin admin = new Admin(string(c, "admin.host"), port(c, "admin.port", true), AdminToken.read(c),
+                    positive(c, "admin.idle-timeout"), intIn(c, "admin.max-connections", 1, 1 << 16, false));
             int maxMtu = intIn(c, "vi.max-mtu", 32 * 1024, Integer.MAX_VALUE, true);
             int seg = intIn(c, "vi.segment-size", 1, LocalEndpoint.MAX_SEGMENT_PAYLOAD, true);
             int window = intIn(c, "vi.rdma-read-window", 0, 0xFFFF, false);
