@@ -75,7 +75,7 @@ class AdminAccessTest {
         // (127.0.0.5 stands for one: a socket bound to 0.0.0.0 would answer there too)
         try (GatewayServer g = GatewayServer.start(GatewayConfig.from(ConfigFactory.parseString(
                 "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0, rdmatcp-port = off }\n"
-                        + "admin.port = 0\ninfiniband { provider = soft, address = \"127.0.0.231\" }\n"
+                        + "admin.port = 0\ninfiniband { provider = soft, address = \"127.0.0.253\" }\n"
                         + "shutdown-grace = 1s }")))) {
             assertThat(get(g.adminPort(), "/health", null).statusCode()).isEqualTo(200);
             assertThatThrownBy(() -> new Socket().connect(new InetSocketAddress("127.0.0.5", g.adminPort()), WAIT_MILLIS))
