@@ -1,5 +1,6 @@
 package io.vibridge.gateway.admin;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -13,8 +14,10 @@ import io.vertx.core.json.JsonObject;
 import io.vibridge.verbs.QpInfo;
 import io.vibridge.verbs.VerbsDevice;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -33,9 +36,9 @@ import java.util.function.Supplier;
 public final class AdminServer {
 
     /** Access policy: the bearer token (null: none), idle timeout, connections at once. */
-    public record Options(String token, java.time.Duration idleTimeout, int maxConnections) {
+    public record Options(String token, Duration idleTimeout, int maxConnections) {
         /** No token, 30 s idle timeout, 64 connections: reference.conf's defaults. */
-        public static final Options DEFAULTS = new Options(null, java.time.Duration.ofSeconds(30), 64);
+        public static final Options DEFAULTS = new Options(null, Duration.ofSeconds(30), 64);
     }
 
     private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
@@ -47,9 +50,9 @@ public final class AdminServer {
     private final VerbsDevice device;
     private HttpServer server;
     private BearerToken token;
-    private final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
-    private io.micrometer.core.instrument.Counter refused;
-    private io.micrometer.core.instrument.Counter unauthorized;
+    private final AtomicInteger open = new AtomicInteger();
+    private Counter refused;
+    private Counter unauthorized;
 
     /** Without a device: {@code /device} and {@code /stat} answer 404. */
     public AdminServer(Vertx vertx, PrometheusMeterRegistry registry, BooleanSupplier ready,
@@ -75,13 +78,16 @@ public final class AdminServer {
     public Future<Integer> start(String host, int port, Options options) {
         token = options.token() == null ? null : new BearerToken(options.token());
         int max = options.maxConnections();
-        refused = io.micrometer.core.instrument.Counter.builder("vibridge.admin.connections.refused")
+        refused = Counter.builder("vibridge.admin.connections.refused")
                 .description("Admin HTTP connections closed on arrival: admin.max-connections were open")
                 .register(registry);
-        unauthorized = io.micrometer.core.instrument.Counter.builder("vibridge.admin.unauthorized")
+        unauthorized = Counter.builder("vibridge.admin.unauthorized")
                 .description("Admin HTTP requests answered 401: no or a wrong bearer token (admin.token)")
                 .register(registry);
+        // HTTP/1.1 only: with h2c detection on (Vert.x's default) a connection is created, and connectionHandler
+        // called, only once its first bytes arrive, so silent connections would escape the count
         HttpServerOptions o = new HttpServerOptions()
+                .setHttp2ClearTextEnabled(false)
                 .setIdleTimeout((int) Math.max(1, options.idleTimeout().toMillis()))
                 .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
         return vertx.createHttpServer(o)

@@ -142,9 +142,8 @@ class AdminAccessTest {
     @Test
     void connectionsBeyondTheCapAreClosedAtOnce() throws Exception {
         int port = start(new AdminServer.Options(null, Duration.ofSeconds(60), 2));
+        // a and b say nothing (the attack: idle connections up to the fd limit); accepted first, they fill the cap
         try (Socket a = new Socket("127.0.0.1", port); Socket b = new Socket("127.0.0.1", port)) {
-            assertThat(oneRequest(a)).startsWith("HTTP/1.1 200");
-            assertThat(oneRequest(b)).startsWith("HTTP/1.1 200");
             try (Socket c = new Socket("127.0.0.1", port)) {
                 c.getOutputStream().write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                 assertThat(untilClosed(c)).as("no answer beyond the cap").isEmpty();

@@ -47,7 +47,9 @@ class FairShareTest {
         // max-connections 24: each address may hold 3 (auto), the gateway 24
         gateway = GatewayServer.start(TestSupport.config("127.0.0.236",
                 TestSupport.route("echo", "127.0.0.235", 5000, 1, 4),
-                "limits { max-connections = 24 }\niwarp { host = \"127.0.0.1\", listeners = [ { port = 0, route = \"echo\" } ] }"));
+                // CM timeouts of the defaults (1 s, 3 retries), not TestSupport's 67 ms: under a loaded machine's
+                // full test run a slow CM answer would be IS 12, and this test counts every connection
+                "limits { max-connections = 24 }\ninfiniband { cm-response-timeout = 18, max-cm-retries = 3 }\niwarp { host = \"127.0.0.1\", listeners = [ { port = 0, route = \"echo\" } ] }"));
         logs.start();
         bridgeLog.addAppender(logs);
     }
