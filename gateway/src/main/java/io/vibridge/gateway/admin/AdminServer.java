@@ -1,18 +1,23 @@
 package io.vibridge.gateway.admin;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vibridge.verbs.QpInfo;
 import io.vibridge.verbs.VerbsDevice;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -22,8 +27,19 @@ import java.util.function.Supplier;
  * accepts connections: listener bound, fabric up, not draining), {@code /connections} (JSON: every bridge with
  * its queue pair, as {@code rdma res show qp}), {@code /device} (the verbs device, as {@code ibv_devinfo}) and
  * {@code /stat} (the device's counters, as {@code rdma statistic}).
+ *
+ * <p>Unauthenticated peers must not be able to hold it or read it (issue 29): with a token every path but
+ * {@code /health} and {@code /ready} (what orchestrators probe) answers 401 without it; an idle connection is
+ * closed after {@link Options#idleTimeout()}; beyond {@link Options#maxConnections()} a new connection is closed at
+ * once, so idle admin clients cannot take the process's file descriptors from the VI/TCP listeners.
  */
 public final class AdminServer {
+
+    /** Access policy: the bearer token (null: none), idle timeout, connections at once. */
+    public record Options(String token, Duration idleTimeout, int maxConnections) {
+        /** No token, 30 s idle timeout, 64 connections: reference.conf's defaults. */
+        public static final Options DEFAULTS = new Options(null, Duration.ofSeconds(30), 64);
+    }
 
     private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -33,6 +49,10 @@ public final class AdminServer {
     private final Supplier<List<ConnectionInfo>> connections;
     private final VerbsDevice device;
     private HttpServer server;
+    private BearerToken token;
+    private final AtomicInteger open = new AtomicInteger();
+    private Counter refused;
+    private Counter unauthorized;
 
     /** Without a device: {@code /device} and {@code /stat} answer 404. */
     public AdminServer(Vertx vertx, PrometheusMeterRegistry registry, BooleanSupplier ready,
@@ -49,9 +69,37 @@ public final class AdminServer {
         this.device = device;
     }
 
-    /** Binds the server; the future carries the actual port (useful with port 0). */
+    /** Binds the server with {@link Options#DEFAULTS}; the future carries the actual port (useful with port 0). */
     public Future<Integer> start(String host, int port) {
-        return vertx.createHttpServer()
+        return start(host, port, Options.DEFAULTS);
+    }
+
+    /** Binds the server with {@code options}; the future carries the actual port. */
+    public Future<Integer> start(String host, int port, Options options) {
+        token = options.token() == null ? null : new BearerToken(options.token());
+        int max = options.maxConnections();
+        refused = Counter.builder("vibridge.admin.connections.refused")
+                .description("Admin HTTP connections closed on arrival: admin.max-connections were open")
+                .register(registry);
+        unauthorized = Counter.builder("vibridge.admin.unauthorized")
+                .description("Admin HTTP requests answered 401: no or a wrong bearer token (admin.token)")
+                .register(registry);
+        // HTTP/1.1 only: with h2c detection on (Vert.x's default) a connection is created, and connectionHandler
+        // called, only once its first bytes arrive, so silent connections would escape the count
+        HttpServerOptions o = new HttpServerOptions()
+                .setHttp2ClearTextEnabled(false)
+                .setIdleTimeout((int) Math.max(1, options.idleTimeout().toMillis()))
+                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
+        return vertx.createHttpServer(o)
+                .connectionHandler(connection -> {
+                    if (open.incrementAndGet() > max) {
+                        open.decrementAndGet();
+                        refused.increment();
+                        connection.close();
+                        return;
+                    }
+                    connection.closeHandler(v -> open.decrementAndGet());
+                })
                 .requestHandler(this::handle)
                 .listen(port, host)
                 .map(s -> {
@@ -69,7 +117,20 @@ public final class AdminServer {
             request.response().setStatusCode(405).putHeader(HttpHeaders.ALLOW, "GET, HEAD").end();
             return;
         }
-        switch (request.path()) {
+        String path = request.path();
+        if (token != null && !"/health".equals(path) && !"/ready".equals(path)) {
+            String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
+            if (!token.admits(authorization)) {
+                unauthorized.increment();
+                // RFC 6750 §3: the challenge; invalid_token when a token came and was wrong
+                request.response().setStatusCode(401)
+                        .putHeader("WWW-Authenticate", authorization == null ? "Bearer realm=\"vibridge\""
+                                : "Bearer realm=\"vibridge\", error=\"invalid_token\"")
+                        .end("admin token required (admin.token)\n");
+                return;
+            }
+        }
+        switch (path) {
             case "/metrics" -> request.response()
                     .putHeader(HttpHeaders.CONTENT_TYPE, PROMETHEUS_TEXT)
                     .end(registry.scrape());

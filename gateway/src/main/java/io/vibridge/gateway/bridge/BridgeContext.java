@@ -4,6 +4,7 @@ import io.vibridge.cm.route.Discriminator;
 import io.vibridge.gateway.bridge.staging.StagingPool;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.metrics.GatewayMetrics;
+import io.vibridge.gateway.metrics.Limit;
 import io.vibridge.verbs.AsyncEvent;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.VerbsDevice;
@@ -165,19 +166,42 @@ public final class BridgeContext {
         return CMA_FIRST_PORT + Math.floorMod(cmaPorts.getAndIncrement(), CMA_PORTS);
     }
 
-    /** Takes a connection budget for {@code client}: 0 when admitted, else why not (the caller answers IS 14). */
-    String admit(InetAddress client) {
+    /**
+     * Takes a connection budget for {@code client}: null when admitted, else the limit that refuses it (the caller
+     * answers IS 14, or an MPA Reject naming it). The gateway-wide limit is checked first, so a refusal names the
+     * per-client limit only when the gateway still had room.
+     */
+    Limit admit(InetAddress client) {
         if (bridged.incrementAndGet() > config.limits().maxConnections()) {
             bridged.decrementAndGet();
-            return "gateway connection limit " + config.limits().maxConnections();
+            return Limit.GATEWAY;
         }
         AtomicInteger n = perClient.computeIfAbsent(client, k -> new AtomicInteger());
         if (n.incrementAndGet() > config.limits().maxConnectionsPerClient()) {
             n.decrementAndGet();
             bridged.decrementAndGet();
-            return "per-client connection limit " + config.limits().maxConnectionsPerClient();
+            return Limit.CLIENT;
         }
         return null;
+    }
+
+    /**
+     * What a target's CM REJ says to the log (and an iWARP client): reason 28 (consumer) is the target's own
+     * refusal, most often its connection or memory budget, not a limit of the gateway (IB-WIRE-REFERENCE §5.5, REJ reason codes).
+     */
+    static String targetRejected(int reason) {
+        return "target REJ reason " + reason + (reason == io.vibridge.verbs.CmEvent.REJ_CONSUMER
+                ? " (the target refused: its own budget or policy, not a gateway limit)" : "");
+    }
+
+    /** What a refusal by {@code limit} says: the limit, its value and its key. */
+    String describe(Limit limit, InetAddress client) {
+        return switch (limit) {
+            case GATEWAY -> limit.describe(config.limits().maxConnections());
+            case CLIENT -> limit.describe(config.limits().maxConnectionsPerClient()) + " reached by "
+                    + client.getHostAddress();
+            case STAGING -> limit.describe(0);
+        };
     }
 
     void release(InetAddress client) {

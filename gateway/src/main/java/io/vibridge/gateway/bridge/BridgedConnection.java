@@ -13,6 +13,7 @@ import io.vibridge.gateway.admission.SetupFailure;
 import io.vibridge.gateway.bridge.client.ClientChannel;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.log.ConnectionLogger;
+import io.vibridge.gateway.metrics.Limit;
 import io.vibridge.gateway.metrics.RejectReason;
 import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.ConnectParams;
@@ -177,9 +178,9 @@ public final class BridgedConnection {
         }
         route = found.get();
         RouteTarget t = route.target();
-        String why = shared.admit(clientAddress);
-        if (why != null) {
-            reject(RejectReason.LIMIT, IsCode.RESOURCES_EXHAUSTED, why);
+        Limit limit = shared.admit(clientAddress);
+        if (limit != null) {
+            limited(limit);
             return;
         }
         admitted = true;
@@ -191,7 +192,7 @@ public final class BridgedConnection {
             log.warn("conn {} cannot grow the staging pool: {}", id, e.toString()); // a new chunk failed to register
         }
         if (slots == null) {
-            reject(RejectReason.LIMIT, IsCode.RESOURCES_EXHAUSTED, "staging slots exhausted");
+            limited(Limit.STAGING);
             return;
         }
         try {
@@ -230,7 +231,7 @@ public final class BridgedConnection {
                 if (phase == Phase.CONNECTING_TARGET) {
                     boolean unreachable = r.reason() == CmEvent.REJ_INVALID_SERVICE_ID;
                     targetFailed(unreachable ? RejectReason.TARGET_UNREACHABLE : RejectReason.TARGET_REJECTED,
-                            unreachable ? IsCode.NO_ROUTE : IsCode.TARGET_REJECTED, "target REJ reason " + r.reason());
+                            unreachable ? IsCode.NO_ROUTE : IsCode.TARGET_REJECTED, BridgeContext.targetRejected(r.reason()));
                 }
             }
             case CmEvent.ConnectTimeout ct -> {
@@ -313,6 +314,16 @@ public final class BridgedConnection {
         }
     }
 
+    /** One of the gateway's limits refuses: IS 14 (VITCP-PROFILE §2 carries no text), the log line names the limit. */
+    private void limited(Limit limit) {
+        String why = shared.describe(limit, clientAddress);
+        log.info("conn {} {}:{} Connect Reject IS {} ({})", id, clientAddress.getHostAddress(), clientPort,
+                IsCode.RESOURCES_EXHAUSTED, why);
+        shared.metrics.limited(limit);
+        closeReason = why;
+        engine.reject(IsCode.RESOURCES_EXHAUSTED);
+    }
+
     private void reject(RejectReason reason, int isCode, String why) {
         log.info("conn {} {}:{} Connect Reject IS {} ({})", id, clientAddress.getHostAddress(), clientPort, isCode, why);
         shared.metrics.rejected(reason);
@@ -382,6 +393,11 @@ public final class BridgedConnection {
         pending.end(); // answered (Reject, No Match) or counted above: setup is over
         if (target != null && target.connectStarted() && !target.down()) {
             ibDisconnect();
+        }
+        if (phase == Phase.CONNECTING_TARGET) {
+            // the engine is closed (e.g. a second Connect Request: VITCP-PROFILE §9.8, a broken segment sequence):
+            // a CM REP already on its way must find the setup over, not accept on a closed engine (issue 29)
+            phase = Phase.CLOSED;
         }
     }
 

@@ -18,6 +18,7 @@ import io.vibridge.gateway.metrics.Direction;
 import io.vibridge.gateway.metrics.FrontEnd;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.Operation;
+import io.vibridge.gateway.metrics.Limit;
 import io.vibridge.gateway.metrics.RejectReason;
 import io.vibridge.gateway.admission.Pending;
 import io.vibridge.gateway.admission.SetupFailure;
@@ -170,9 +171,9 @@ public final class IwarpBridge {
         requestAt = System.nanoTime();
         cancel(requestTimer);
         requestTimer = -1;
-        String why = shared.admit(clientAddress);
-        if (why != null) {
-            refuse(RejectReason.LIMIT, why);
+        Limit limit = shared.admit(clientAddress);
+        if (limit != null) {
+            limited(limit);
             return;
         }
         admitted = true;
@@ -185,7 +186,7 @@ public final class IwarpBridge {
             log.warn("iwarp conn {} cannot grow the staging pool: {}", id, e.toString());
         }
         if (slots == null) {
-            refuse(RejectReason.LIMIT, "staging slots exhausted");
+            limited(Limit.STAGING);
             return;
         }
         try {
@@ -262,11 +263,19 @@ public final class IwarpBridge {
         pump();
     }
 
-    /** The connection cannot be bridged: a Reject Reply (with why, RFC 6581 §5) and close. */
+    /** One of the gateway's limits refuses: the MPA Reject's private data names it (RFC 5044 §7.1.2). */
+    private void limited(Limit limit) {
+        metrics.limited(limit);
+        refuse(null, shared.describe(limit, clientAddress));
+    }
+
+    /** The connection cannot be bridged: a Reject Reply (with why, RFC 6581 §5) and close; counted unless reason is null. */
     private void refuse(RejectReason reason, String why) {
         pending.end(); // answered: an MPA Reject Reply
         log.info("iwarp conn {} {}:{} refused: {}", id, clientAddress.getHostAddress(), clientPort, why);
-        metrics.rejected(reason);
+        if (reason != null) {
+            metrics.rejected(reason);
+        }
         closeReason = why;
         if (engine.state() == IwarpConnection.State.DECIDING) {
             engine.reject(why.getBytes(StandardCharsets.US_ASCII));
@@ -282,7 +291,7 @@ public final class IwarpBridge {
                 if (phase == Phase.CONNECTING_TARGET) {
                     target.markDown();
                     refuse(r.reason() == CmEvent.REJ_INVALID_SERVICE_ID ? RejectReason.TARGET_UNREACHABLE
-                            : RejectReason.TARGET_REJECTED, "target REJ reason " + r.reason());
+                            : RejectReason.TARGET_REJECTED, BridgeContext.targetRejected(r.reason()));
                 }
             }
             case CmEvent.ConnectTimeout ct -> {

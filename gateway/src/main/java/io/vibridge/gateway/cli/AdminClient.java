@@ -32,13 +32,26 @@ final class AdminClient {
         return 1;
     }
 
-    /** The body of {@code base + path} (base: {@code http://host:port}, a trailing slash allowed). */
+    /** The body of {@code base + path} (base: {@code http://host:port}, a trailing slash allowed), without a token. */
     static String get(URI base, String path) throws Unreachable, InterruptedException {
+        return get(base, path, null);
+    }
+
+    /** As {@link #get(URI, String)}, sending {@code token} (admin.token) as {@code Authorization: Bearer} when not null. */
+    static String get(URI base, String path, String token) throws Unreachable, InterruptedException {
         String b = base.toString();
         URI uri = URI.create((b.endsWith("/") ? b.substring(0, b.length() - 1) : b) + path);
         try (HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build()) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(TIMEOUT).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(TIMEOUT);
+            if (token != null) {
+                request.header("Authorization", "Bearer " + token);
+            }
+            HttpResponse<String> r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 401) {
+                throw new Unreachable(uri + " answered 401: the gateway requires its admin token ("
+                        + (token == null ? "none given: " : "this one is wrong: ") + "--token-file, "
+                        + AdminAuth.TOKEN_FILE_ENV + " or " + AdminAuth.TOKEN_ENV + ")");
+            }
             if (r.statusCode() != 200) {
                 throw new Unreachable(uri + " answered " + r.statusCode() + ": " + r.body().strip());
             }

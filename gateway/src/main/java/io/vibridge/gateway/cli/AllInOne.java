@@ -4,6 +4,7 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.server.GatewayServer;
+import io.vibridge.gateway.server.StartupError;
 import io.vibridge.gateway.demo.TargetConfig;
 import io.vibridge.gateway.demo.TargetService;
 import java.net.InetAddress;
@@ -16,6 +17,9 @@ import org.slf4j.LoggerFactory;
 record AllInOne(TargetService target, GatewayServer gateway, ch.qos.logback.classic.Level savedLevel)
         implements AutoCloseable {
 
+    /** The soft devices' UDP port is taken on that address, most often by the README's demo (issue 29). */
+    private static final String BUSY_HINT = " (is vibridge demo, a target or a gateway running on that address? ";
+
     static AllInOne start(String targetAddress, String gatewayIbAddress, int flowc, String discriminator,
                           boolean verbose) {
         var logger = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.vibridge");
@@ -23,8 +27,13 @@ record AllInOne(TargetService target, GatewayServer gateway, ch.qos.logback.clas
         if (!verbose) {
             logger.setLevel(ch.qos.logback.classic.Level.WARN); // 1000 connects' lines would bury the figures
         }
-        TargetService target = TargetService.start(TargetConfig.defaults(InetAddress.ofLiteral(targetAddress))
-                .withProvider("soft"));
+        TargetService target;
+        try {
+            target = TargetCommand.start(TargetConfig.defaults(InetAddress.ofLiteral(targetAddress)).withProvider("soft"));
+        } catch (StartupError e) {
+            logger.setLevel(saved);
+            throw new StartupError(e.getMessage() + BUSY_HINT + "--target-address chooses another)", e);
+        }
         try {
             String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0, rdmatcp-port = 0 }\n"
                     + "admin { host = \"127.0.0.1\", port = 0 }\n"
@@ -35,7 +44,12 @@ record AllInOne(TargetService target, GatewayServer gateway, ch.qos.logback.clas
                     + "routes = [ { match = " + ConfigUtil.quoteString(discriminator) + ", target = \""
                     + targetAddress + "\", port = 5000, flowc = " + flowc
                     + ", receive-size = 65552, receive-buffers = 8 } ]\n}";
-            GatewayServer gateway = GatewayServer.start(GatewayConfig.from(ConfigFactory.parseString(hocon)));
+            GatewayServer gateway;
+            try {
+                gateway = GatewayServer.start(GatewayConfig.from(ConfigFactory.parseString(hocon)));
+            } catch (StartupError e) {
+                throw new StartupError(e.getMessage() + BUSY_HINT + "--gateway-ib-address chooses another)", e);
+            }
             return new AllInOne(target, gateway, saved);
         } catch (RuntimeException e) {
             target.close();

@@ -23,9 +23,12 @@ final class ConnectionsCommand implements Callable<Integer> {
     private static final List<String> HEADER = List.of("id", "front", "client", "route", "target", "state",
             "bytes-in", "bytes-out", "lqpn", "rqpn", "qp-state", "sq-psn", "rq-psn", "mtu", "retrans", "timeouts");
 
-    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464",
+    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464", converter = AdminUrl.class,
             description = "The gateway's admin endpoint (default: ${DEFAULT-VALUE}).")
     URI url;
+
+    @picocli.CommandLine.Mixin
+    AdminAuth auth;
 
     @Spec
     CommandSpec spec;
@@ -34,7 +37,7 @@ final class ConnectionsCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         JsonArray connections;
         try {
-            connections = new JsonArray(AdminClient.get(url, "/connections"));
+            connections = new JsonArray(AdminClient.get(url, "/connections", auth.token()));
         } catch (AdminClient.Unreachable e) {
             return AdminClient.report(spec, e);
         }

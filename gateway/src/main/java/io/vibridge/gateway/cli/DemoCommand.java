@@ -44,19 +44,26 @@ final class DemoCommand implements Callable<Integer> {
             throw e;
         }
         String gw = "127.0.0.1:" + gateway.port();
+        // the admin address as configured (loopback by default; a wildcard bind is reached on 127.0.0.1), and the
+        // header curl needs when admin.token is set (issue 29: the banner said 127.0.0.1 while binding 0.0.0.0)
+        String adminHost = cfg.admin().host();
+        String admin = "http://" + (adminHost.equals("0.0.0.0") || adminHost.equals("::") ? "127.0.0.1"
+                : adminHost.contains(":") ? "[" + adminHost + "]" : adminHost) + ":" + gateway.adminPort();
+        String curlAuth = cfg.admin().tokenRequired() ? "-H \"Authorization: Bearer $VIBRIDGE_ADMIN_TOKEN\" " : "";
         String framed = gateway.rdmaTcpPort() < 0 ? "off" : "127.0.0.1:" + gateway.rdmaTcpPort();
         spec.commandLine().getOut().printf("""
                 vibridge demo running:
                   demo target (echo) on the soft fabric at 127.0.0.3, %s
-                  gateway: VI/TCP %s, in RDMA/TCP frames %s, InfiniBand device %s at %s, admin http://127.0.0.1:%d/metrics
+                  gateway: VI/TCP %s, in RDMA/TCP frames %s, InfiniBand device %s at %s, admin %s/metrics%s
                 Try, from another terminal:
                   vibridge ping --gateway %s --discriminator demo
                   vibridge ping --gateway %s --framing rdmatcp --discriminator demo
                   vibridge perf --gateway %s --discriminator demo
-                  curl http://127.0.0.1:%d/connections
+                  curl %s%s/connections
                 Ctrl-C stops both.
                 """, target.serviceIdsText(), gw, framed, gateway.device().name(),
-                gateway.device().address().getHostAddress(), gateway.adminPort(), gw, framed, gw, gateway.adminPort());
+                gateway.device().address().getHostAddress(), admin, adminHost.equals("127.0.0.1") ? " (this host only)"
+                        : " (bound to " + adminHost + ")", gw, framed, gw, curlAuth, admin);
         spec.commandLine().getOut().flush();
         stop.await();
         gateway.close();

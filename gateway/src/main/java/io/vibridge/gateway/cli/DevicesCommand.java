@@ -49,10 +49,13 @@ final class DevicesCommand implements Callable<Integer> {
             description = "The gateway's HOCON file (default: application.conf on the class path, VIBRIDGE_*).")
     File config;
 
-    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464",
+    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464", converter = AdminUrl.class,
             description = "A running gateway's admin endpoint, asked when its device holds the address "
                     + "(default: ${DEFAULT-VALUE}).")
     URI url;
+
+    @picocli.CommandLine.Mixin
+    AdminAuth auth;
 
     @Spec
     CommandSpec spec;
@@ -81,7 +84,7 @@ final class DevicesCommand implements Callable<Integer> {
             out.printf("%s:%d is in use (a running gateway?): its device as %s/device reports it%n%n",
                     dc.address().getHostAddress(), dc.udpPort(), url);
             try {
-                info = DeviceInfo.fromJson(new JsonObject(AdminClient.get(url, "/device")));
+                info = DeviceInfo.fromJson(new JsonObject(AdminClient.get(url, "/device", auth.token())));
             } catch (AdminClient.Unreachable u) {
                 return fail("UDP " + dc.address().getHostAddress() + ":" + dc.udpPort() + " is in use and "
                         + u.getMessage(), 1);

@@ -19,9 +19,12 @@ import picocli.CommandLine.Spec;
 @Command(name = "stat", description = "Print the running gateway's InfiniBand device counters (rdma statistic-like).")
 final class StatCommand implements Callable<Integer> {
 
-    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464",
+    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464", converter = AdminUrl.class,
             description = "The gateway's admin endpoint (default: ${DEFAULT-VALUE}).")
     URI url;
+
+    @picocli.CommandLine.Mixin
+    AdminAuth auth;
 
     @Option(names = "--watch", paramLabel = "<seconds>",
             description = "Print again every this many seconds, until interrupted.")
@@ -40,7 +43,7 @@ final class StatCommand implements Callable<Integer> {
         while (true) {
             JsonObject stat;
             try {
-                stat = new JsonObject(AdminClient.get(url, "/stat"));
+                stat = new JsonObject(AdminClient.get(url, "/stat", auth.token()));
             } catch (AdminClient.Unreachable e) {
                 return AdminClient.report(spec, e);
             }

@@ -55,8 +55,14 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         NIO
     }
 
-    /** Admin HTTP endpoint. */
-    public record Admin(String host, int port) {
+    /**
+     * Admin HTTP endpoint: its address, the bearer token required for everything but {@code /health} and
+     * {@code /ready} (null: none), how long an idle HTTP connection stays open and how many may be open at once.
+     */
+    public record Admin(String host, int port, String token, Duration idleTimeout, int maxConnections) {
+        public boolean tokenRequired() {
+            return token != null;
+        }
     }
 
     /** VI side: MTU cap, outbound segment payload, RDMA Read window announced, Incoming timeout. */
@@ -229,12 +235,28 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         Config root;
         try {
             Config app = ConfigFactory.parseFile(file);
+            requireRoot(app, file);
             root = ConfigFactory.defaultOverrides().withFallback(app).withFallback(ConfigFactory.defaultReference())
                     .resolve();
         } catch (ConfigException e) {
             throw ConfigError.unreadable(e);
         }
         return from(root);
+    }
+
+    /**
+     * A file without the {@code vibridge.gateway} block (an empty file, or keys written without the prefix)
+     * would leave every default in place, the demo route included, and pass {@code --check}: an error naming
+     * the root key the gateway reads (issue 29).
+     */
+    private static void requireRoot(Config app, java.io.File file) {
+        if (app.hasPathOrNull(ROOT)) {
+            return;
+        }
+        java.util.Set<String> top = app.root().keySet();
+        throw ConfigError.unreadable("configuration file " + file + ": no " + ROOT + " block ("
+                + (top.isEmpty() ? "the file is empty" : "top-level keys " + String.join(", ", new java.util.TreeSet<>(top)))
+                + "); the gateway reads every key under " + ROOT + " { ... }, e.g. " + ROOT + ".listen.port = 7470");
     }
 
     /**
@@ -271,7 +293,8 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             Listen listen = new Listen(string(c, "listen.host"), port(c, "listen.port", true),
                     "off".equals(c.getValue("listen.rdmatcp-port").unwrapped()) ? Listen.OFF
                             : port(c, "listen.rdmatcp-port", true));
-            Admin admin = new Admin(string(c, "admin.host"), port(c, "admin.port", true));
+            Admin admin = new Admin(string(c, "admin.host"), port(c, "admin.port", true), AdminToken.read(c),
+                    positive(c, "admin.idle-timeout"), intIn(c, "admin.max-connections", 1, 1 << 16, false));
             int maxMtu = intIn(c, "vi.max-mtu", 32 * 1024, Integer.MAX_VALUE, true);
             int seg = intIn(c, "vi.segment-size", 1, LocalEndpoint.MAX_SEGMENT_PAYLOAD, true);
             int window = intIn(c, "vi.rdma-read-window", 0, 0xFFFF, false);
@@ -280,9 +303,11 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             Vi vi = new Vi(maxMtu, seg, window, incoming, creditThreshold);
             int slotSize = intIn(c, "staging.slot-size", 32 * 1024 + FlowControlHeader.LENGTH, 16 << 20, true);
             int chunkSlots = intIn(c, "staging.chunk-slots", 1, 1 << 24, false);
-            Limits limits = new Limits(
-                    intIn(c, "limits.max-connections", 1, 1 << 20, false),
-                    intIn(c, "limits.max-connections-per-client", 1, 1 << 20, false),
+            int maxConnections = intIn(c, "limits.max-connections", 1, 1 << 20, false);
+            Limits limits = new Limits(maxConnections,
+                    "auto".equals(c.getValue("limits.max-connections-per-client").unwrapped())
+                            ? perClientShare(maxConnections)
+                            : intIn(c, "limits.max-connections-per-client", 1, 1 << 20, false),
                     nonNegativeDouble(c, "limits.connect-rate"),
                     intIn(c, "limits.connect-burst", 1, 1 << 20, false),
                     bytes(c, "limits.buffer-per-connection"),
@@ -319,6 +344,18 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             throw new ConfigError(keyOf(e), e.getMessage());
         }
     }
+
+    /**
+     * {@code limits.max-connections-per-client = auto}: an eighth of {@code max-connections} (125 of 1000), at least 1,
+     * so that one client address cannot take the gateway's (or its targets') whole budget (issue 29). A gateway whose
+     * clients share one address (one big client, or many behind NAT) sets the limit itself.
+     */
+    public static int perClientShare(int maxConnections) {
+        return Math.max(1, maxConnections / PER_CLIENT_SHARE);
+    }
+
+    /** {@code auto}'s divisor: one client address may hold 1/8 of {@code max-connections}. */
+    public static final int PER_CLIENT_SHARE = 8;
 
     /**
      * {@code receive-buffers} of a route that does not set it: half the staging slots a connection

@@ -33,6 +33,7 @@ public final class GatewayMetrics {
     private final ClientBytes[] clientBytes = new ClientBytes[FrontEnd.values().length];
     private final Map<FrameCheck, Counter> frameErrors = new EnumMap<>(FrameCheck.class);
     private final Map<RejectReason, Counter> rejects = new EnumMap<>(RejectReason.class);
+    private final Map<Limit, Counter> limited = new EnumMap<>(Limit.class);
     private final Counter[][] bytes = new Counter[Direction.values().length][Operation.values().length];
     private final Counter[][] messages = new Counter[Direction.values().length][Operation.values().length];
     private final Counter[] creditStalls = new Counter[Direction.values().length];
@@ -80,6 +81,13 @@ public final class GatewayMetrics {
             rejects.put(reason, Counter.builder("vibridge.connections.rejected")
                     .description("VI/TCP connections refused, by reason")
                     .tag("reason", reason.tag())
+                    .register(registry));
+        }
+        for (Limit l : Limit.values()) {
+            limited.put(l, Counter.builder("vibridge.connections.limited")
+                    .description("Connections refused by one of the gateway's own limits (also counted as rejected, "
+                            + "reason limit), by limit")
+                    .tag("limit", l.tag())
                     .register(registry));
         }
         for (Direction d : Direction.values()) {
@@ -239,6 +247,12 @@ public final class GatewayMetrics {
 
     public void rejected(RejectReason reason) {
         rejects.get(reason).increment();
+    }
+
+    /** A connection refused by {@code limit}: counted as rejected (reason limit) and by the limit hit. */
+    public void limited(Limit limit) {
+        rejects.get(RejectReason.LIMIT).increment();
+        limited.get(limit).increment();
     }
 
     public void message(Direction direction, Operation operation, long payloadBytes) {

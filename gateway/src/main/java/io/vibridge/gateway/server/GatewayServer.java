@@ -199,7 +199,9 @@ public final class GatewayServer implements AutoCloseable {
             iwarpPorts.add(listenIwarp(iwarp.get(i), "iwarp.listeners[" + i + "].port"));
         }
         admin = new AdminServer(vertx, registry, () -> ready && !closed, this::connections, device);
-        adminPort = awaitBound(admin.start(config.admin().host(), config.admin().port()), "admin HTTP",
+        GatewayConfig.Admin a = config.admin();
+        adminPort = awaitBound(admin.start(a.host(), a.port(), new AdminServer.Options(a.token(), a.idleTimeout(),
+                a.maxConnections())), "admin HTTP",
                 config.admin().host(), config.admin().port(), "admin.port");
         ready = true;
         summaryTimer = vertx.setPeriodic(SUMMARY_MILLIS, t -> summary());

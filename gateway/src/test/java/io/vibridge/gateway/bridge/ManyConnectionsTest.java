@@ -33,7 +33,7 @@ class ManyConnectionsTest {
 
     @Test
     void thousandConcurrentConnections() throws Exception {
-        String cfgExtra = "";
+        String cfgExtra = "limits { max-connections-per-client = 1000 }"; // every connection from 127.0.0.1
         try (EchoTarget target = new EchoTarget("127.0.0.73", 5000, 1, 32784);
                 GatewayServer g = GatewayServer.start(TestSupport.config("127.0.0.74",
                         "{ match = \"many\", target = \"127.0.0.73\", port = 5000, flowc = 1, receive-size = 32784, "
