@@ -1,6 +1,11 @@
 package io.vibridge.verbs.conformance;
 
+import io.vibridge.verbs.AcceptParams;
 import io.vibridge.verbs.Access;
+import io.vibridge.verbs.CmEvent;
+import io.vibridge.verbs.CmId;
+import io.vibridge.verbs.ConnectParams;
+import io.vibridge.verbs.ConnectionManager;
 import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.CompletionQueue;
 import io.vibridge.verbs.MemoryRegion;
@@ -26,7 +31,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.zip.CRC32;
@@ -94,6 +101,8 @@ public final class VerbsConformance {
             scenario(only, "cq-notify", this::notifyScenario);
             scenario(only, "cq-moderation-capability", this::moderation);
             scenario(only, "no-allocation-per-wr", this::noAllocation);
+            scenario(only, "cm-connect-accept-disconnect", this::cmConnect);
+            scenario(only, "cm-reject", this::cmReject);
             if (bench) {
                 scenario(only, "bw-send-64k", () -> bandwidth(WrOpcode.SEND));
                 scenario(only, "bw-write-64k", () -> bandwidth(WrOpcode.RDMA_WRITE));
@@ -235,7 +244,7 @@ public final class VerbsConformance {
              MemoryRegion m = pd.registerMemory(ByteBuffer.allocateDirect(4096), ALL);
              QueuePair qp = pd.createQueuePair(QpInitAttributes.of(cq, 8))) {
             check(qp.state() == QpState.INIT, "a new QP is INIT, got " + qp.state());
-            check(qp.qpNum() > 1, "QP number " + qp.qpNum());
+            check(qp.qpNum() > 0, "QP number " + qp.qpNum());  // IB: never 0 or 1 (QP0/QP1); siw starts at 1
             check(m.lkey() != 0 || m.rkey() != 0, "keys");
             check(cq.poll(newWcs(4)) == 0, "a new CQ is empty");
             return device.providerName() + " " + device.name() + ", caps " + device.capabilities() + ", MTU "
@@ -412,6 +421,97 @@ public final class VerbsConformance {
                 check(!claimed, "CQ_MODERATION stated but moderate refused: " + e.getMessage());
                 return "no CQ_MODERATION: moderate refused (" + e.getMessage() + ")";
             }
+        }
+    }
+
+    private static final long CM_SID = 0x0000000001060000L | 7471;
+
+    private ConnectionManager cmOrSkip() {
+        try {
+            return device.connectionManager();
+        } catch (UnsupportedOperationException e) {
+            throw new Skip("no connection manager: " + e.getMessage());
+        }
+    }
+
+    private static byte[] pattern(int n, int seed) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (seed + 7 * i);
+        }
+        return b;
+    }
+
+    private static boolean startsWith(byte[] data, byte[] prefix) {
+        return data.length >= prefix.length
+                && java.util.Arrays.equals(data, 0, prefix.length, prefix, 0, prefix.length);
+    }
+
+    private CmEvent await(BlockingQueue<CmEvent> q, Class<? extends CmEvent> type) throws InterruptedException {
+        CmEvent e = q.poll(timeoutMs, TimeUnit.MILLISECONDS);
+        check(e != null, "no " + type.getSimpleName() + " within " + timeoutMs + " ms");
+        check(type.isInstance(e), "expected " + type.getSimpleName() + ", got " + e);
+        return e;
+    }
+
+    /** REQ private data (40 B) reaches the listener, REP private data (100 B) the active side; SEND; DREQ. */
+    private String cmConnect() throws InterruptedException {
+        ConnectionManager cm = cmOrSkip();
+        BlockingQueue<CmEvent> passive = new LinkedBlockingQueue<>();
+        BlockingQueue<CmEvent> activeq = new LinkedBlockingQueue<>();
+        byte[] req = pattern(40, 1);
+        byte[] rep = pattern(100, 2);
+        try (ConnectionManager.CmListener l = cm.listen(CM_SID, passive::add, null);
+             CompletionQueue cqA = device.createCompletionQueue(64);
+             CompletionQueue cqB = device.createCompletionQueue(64);
+             QueuePair a = pd.createQueuePair(QpInitAttributes.of(cqA, 16));
+             QueuePair b = pd.createQueuePair(QpInitAttributes.of(cqB, 16));
+             MemoryRegion ma = pd.registerMemory(ByteBuffer.allocateDirect(4096), ALL);
+             MemoryRegion mb = pd.registerMemory(ByteBuffer.allocateDirect(4096), ALL)) {
+            b.postRecv(new ReceiveWorkRequest().set(9, mb, 0, 1024));
+            CmId active = cm.connect(ConnectParams.defaults(device.address(), CM_SID, req).withReadDepth(3, 2), a,
+                    activeq::add, null);
+            var cr = (CmEvent.ConnectRequest) await(passive, CmEvent.ConnectRequest.class);
+            check(startsWith(cr.privateData(), req), "REQ private data differs: " + cr.privateData().length + " B");
+            check(cr.serviceId() == CM_SID, "service id 0x" + Long.toHexString(cr.serviceId()));
+            check(cr.responderResources() == 3 && cr.initiatorDepth() == 2, "the REQ's read depths 3/2 arrive as "
+                    + cr.responderResources() + "/" + cr.initiatorDepth());
+            cr.id().accept(b, AcceptParams.defaults(rep));
+            var est = (CmEvent.Established) await(activeq, CmEvent.Established.class);
+            check(startsWith(est.privateData(), rep), "REP private data differs: " + est.privateData().length + " B");
+            await(passive, CmEvent.Established.class);
+            check(a.state() == QpState.RTS, "active QP " + a.state());
+            a.postSend(send(1, WrOpcode.SEND, ma, 0, 512));
+            expect(next(cqA), WcStatus.SUCCESS, WcOpcode.SEND, "send over the CM connection");
+            expect(next(cqB), WcStatus.SUCCESS, WcOpcode.RECV, "receive over the CM connection");
+            active.disconnect();
+            await(passive, CmEvent.Disconnected.class);
+            CmEvent e = activeq.poll(timeoutMs, TimeUnit.MILLISECONDS);
+            check(e instanceof CmEvent.Disconnected, "active side after DREQ: " + e);
+            check(a.state() == QpState.ERROR && b.state() == QpState.ERROR, "QPs after disconnect: " + a.state()
+                    + "/" + b.state());
+            return "REQ " + cr.privateData().length + " B (40 ours), REP " + est.privateData().length
+                    + " B (100 ours), read depths " + cr.responderResources() + "/" + cr.initiatorDepth()
+                    + ", SEND, DREQ both sides";
+        }
+    }
+
+    /** A REJ with 30 bytes of private data reaches the active side as Rejected(28). */
+    private String cmReject() throws InterruptedException {
+        ConnectionManager cm = cmOrSkip();
+        BlockingQueue<CmEvent> passive = new LinkedBlockingQueue<>();
+        BlockingQueue<CmEvent> activeq = new LinkedBlockingQueue<>();
+        byte[] rej = pattern(30, 3);
+        try (ConnectionManager.CmListener l = cm.listen(CM_SID + 1, passive::add, null);
+             CompletionQueue cqA = device.createCompletionQueue(16);
+             QueuePair a = pd.createQueuePair(QpInitAttributes.of(cqA, 8))) {
+            cm.connect(ConnectParams.defaults(device.address(), CM_SID + 1, pattern(8, 4)), a, activeq::add, null);
+            var cr = (CmEvent.ConnectRequest) await(passive, CmEvent.ConnectRequest.class);
+            cr.id().reject(rej);
+            var r = (CmEvent.Rejected) await(activeq, CmEvent.Rejected.class);
+            check(r.reason() == CmEvent.REJ_CONSUMER, "reason " + r.reason());
+            check(startsWith(r.privateData(), rej), "REJ private data differs: " + r.privateData().length + " B");
+            return "Rejected(28) with " + r.privateData().length + " B (30 ours)";
         }
     }
 

@@ -63,6 +63,7 @@ public final class RdmaCoreDevice implements VerbsDevice {
     private final Thread events;
     private volatile boolean closed;
     private volatile String fatal;
+    private RdmaCoreConnectionManager cm;
     private final AtomicLong asyncEvents = new AtomicLong();
     /** CQs by the index we give them as cq_context: the event thread finds one without boxing. */
     private volatile RdmaCoreCompletionQueue[] cqs = new RdmaCoreCompletionQueue[0];
@@ -375,12 +376,14 @@ public final class RdmaCoreDevice implements VerbsDevice {
         return new RdmaCoreCompletionQueue(this, capacity);
     }
 
-    /** Not yet: the CM over librdmacm (issue 28 item 1, its CM part) is not implemented. */
+    /** The CM over librdmacm, created on first use (UnsupportedOperationException when librdmacm is absent). */
     @Override
-    public ConnectionManager connectionManager() {
-        throw new UnsupportedOperationException("the rdma-core provider has no connection manager yet (librdmacm "
-                + "is not bound): connect its queue pairs out of band (QueuePair.connect), or use the soft or "
-                + "disni provider for CM routes");
+    public synchronized ConnectionManager connectionManager() {
+        checkOpen();
+        if (cm == null) {
+            cm = new RdmaCoreConnectionManager(this);
+        }
+        return cm;
     }
 
     @Override
@@ -434,6 +437,11 @@ public final class RdmaCoreDevice implements VerbsDevice {
             return;
         }
         closed = true;
+        synchronized (this) {
+            if (cm != null) {
+                cm.shutdown();
+            }
+        }
         try {
             events.join(5L * POLL_MS + 1000);
         } catch (InterruptedException e) {

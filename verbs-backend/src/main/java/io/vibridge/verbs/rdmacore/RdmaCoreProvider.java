@@ -11,9 +11,9 @@ import io.vibridge.verbs.VerbsProvider;
  * layouts pass {@link RdmaCoreCheck} and a device has a GID for the configured address (or the {@code device}
  * option names one); otherwise {@link #availability} says why in one line. Capabilities: OUT_OF_BAND_CONNECT on
  * IB/RoCE devices (not iWARP), CQ_MODERATION where the device has ibv_modify_cq; never REMOTE_ACCESS_HANDLER (the
- * HCA executes inbound RDMA itself); no CM capability: librdmacm is not bound yet
- * ({@link RdmaCoreDevice#connectionManager()} throws), so automatic selection (no provider named) passes over it
- * and says so; name it to use it.
+ * HCA executes inbound RDMA itself); no CM capability: its CM ({@link RdmaCoreConnectionManager}) is rdma_cm's,
+ * 56 REQ private data bytes and port-space Service IDs only. Automatic selection (no provider named) passes over it
+ * and says so until the gateway is proven on it; name it to use it.
  */
 public final class RdmaCoreProvider implements VerbsProvider {
     public static final String NAME = "rdma-core";
@@ -45,15 +45,15 @@ public final class RdmaCoreProvider implements VerbsProvider {
             return Availability.no(probe);
         }
         if (config.provider() == null) {
-            // a gateway on automatic selection needs a CM: do not take a device from soft/disni before we have one
+            // a gateway on automatic selection keeps soft/disni until it has been proven on rdma-core
             return Availability.no(AUTO_SKIP);
         }
         return Availability.ok();
     }
 
-    /** Why automatic selection passes over a usable device (until the CM over librdmacm exists). */
-    static final String AUTO_SKIP = "a device exists, but automatic selection skips rdma-core until its connection "
-            + "manager (librdmacm) exists: name the provider rdma-core to use it";
+    /** Why automatic selection passes over a usable device (until the gateway runs on it, issue 28 items 4/6). */
+    static final String AUTO_SKIP = "a device exists, but automatic selection skips rdma-core until the gateway is "
+            + "proven on it: name the provider rdma-core to use it";
 
     @Override
     public VerbsDevice open(DeviceConfig config) {
