@@ -86,8 +86,9 @@ public final class VerbsConformance {
             scenario(only, "device-basics", this::deviceBasics);
             scenario(only, "qp-error-flush", this::flush);
             scenario(only, "oob-connect", () -> {
-                try (Pair p = pair(null)) {
-                    return "QPs " + p.a.qpNum() + " <-> " + p.b.qpNum() + " RTS, MTU " + p.a.pathMtu();
+                try (Pair p = pair()) {
+                    return "QPs " + p.a.qpNum() + " <-> " + p.b.qpNum() + " RTS" + (p.viaCm ? " through the CM" : "")
+                            + ", MTU " + p.a.pathMtu();
                 }
             });
             scenario(only, "send-recv-checksums", this::sendRecv);
@@ -155,16 +156,38 @@ public final class VerbsConformance {
         final MemoryRegion ma = pd.registerMemory(ByteBuffer.allocateDirect(BUF), ALL);
         final MemoryRegion mb = pd.registerMemory(ByteBuffer.allocateDirect(BUF), ALL);
 
-        void connect(java.util.function.UnaryOperator<QpConnection> tweak) {
+        ConnectionManager.CmListener listener;
+        boolean viaCm;
+
+        void connect(boolean noRnrRetry) {
             int mtu = Math.min(4096, device.maxPathMtu());
             QpConnection ab = QpConnection.of(device.address(), b.qpNum(), 100, 200, mtu).withReadDepth(4, 4);
             QpConnection ba = QpConnection.of(device.address(), a.qpNum(), 200, 100, mtu).withReadDepth(4, 4);
-            a.connect(tweak == null ? ab : tweak.apply(ab));
+            a.connect(noRnrRetry ? ab.withRetries(7, 0, 14) : ab);
             b.connect(ba);
+        }
+
+        /** Without out-of-band connect (iWARP): through the provider's CM, both sides on this device. */
+        void connectThroughCm(ConnectionManager cm, boolean noRnrRetry) throws InterruptedException {
+            viaCm = true;
+            long sid = CM_SID + 16 + (pairs++ & 0xFF);
+            BlockingQueue<CmEvent> passive = new LinkedBlockingQueue<>();
+            BlockingQueue<CmEvent> active = new LinkedBlockingQueue<>();
+            listener = cm.listen(sid, passive::add, null);
+            ConnectParams cp = ConnectParams.defaults(device.address(), sid, new byte[0]).withReadDepth(4, 4);
+            cm.connect(noRnrRetry ? cp.withRetries(7, 0) : cp, a, active::add, null);
+            var cr = (CmEvent.ConnectRequest) await(passive, CmEvent.ConnectRequest.class);
+            // the REP carries the active QP's RNR retry count (IBA 12.7.30; rdma_cm: rdma_accept's rnr_retry_count)
+            cr.id().accept(b, AcceptParams.defaults(null).withRnr(noRnrRetry ? 0 : 7, 12));
+            await(active, CmEvent.Established.class);
+            await(passive, CmEvent.Established.class);
         }
 
         @Override
         public void close() {
+            if (listener != null) {
+                listener.close();
+            }
             a.close();
             b.close();
             ma.close();
@@ -182,18 +205,42 @@ public final class VerbsConformance {
         return w;
     }
 
-    private Pair pair(java.util.function.UnaryOperator<QpConnection> tweak) {
-        if (!device.capabilities().contains(Capability.OUT_OF_BAND_CONNECT)) {
-            throw new Skip(device.name() + " has no OUT_OF_BAND_CONNECT (" + device.providerName() + ")");
+    private int pairs;
+    private boolean cmPairs;
+
+    /** Connects the scenario pairs through the CM even where out-of-band connect exists (tests the CM path). */
+    public VerbsConformance withCmPairs() {
+        cmPairs = true;
+        return this;
+    }
+
+    /** Two connected QPs: out of band where the device can, else through its CM (iWARP), else skipped. */
+    private Pair pair(boolean noRnrRetry) throws InterruptedException {
+        boolean oob = !cmPairs && device.capabilities().contains(Capability.OUT_OF_BAND_CONNECT);
+        ConnectionManager cm = null;
+        if (!oob) {
+            try {
+                cm = device.connectionManager();
+            } catch (UnsupportedOperationException e) {
+                throw new Skip(device.name() + " has no OUT_OF_BAND_CONNECT and no CM (" + e.getMessage() + ")");
+            }
         }
         Pair p = new Pair();
         try {
-            p.connect(tweak);
-        } catch (RuntimeException | Error e) {
+            if (oob) {
+                p.connect(noRnrRetry);
+            } else {
+                p.connectThroughCm(cm, noRnrRetry);
+            }
+        } catch (RuntimeException | Error | InterruptedException e) {
             p.close();
             throw e;
         }
         return p;
+    }
+
+    private Pair pair() throws InterruptedException {
+        return pair(false);
     }
 
     /** The next completion on {@code cq} within the timeout (a copy). */
@@ -271,8 +318,8 @@ public final class VerbsConformance {
         }
     }
 
-    private String sendRecv() {
-        try (Pair p = pair(null)) {
+    private String sendRecv() throws InterruptedException {
+        try (Pair p = pair()) {
             int n = 0;
             for (int len = 64; len <= 65536; len *= 4) {
                 int off = 4096;
@@ -292,8 +339,8 @@ public final class VerbsConformance {
         }
     }
 
-    private String sendImm() {
-        try (Pair p = pair(null)) {
+    private String sendImm() throws InterruptedException {
+        try (Pair p = pair()) {
             p.b.postRecv(new ReceiveWorkRequest().set(1, p.mb, 0, 256));
             fill(p.ma, 0, 100, 7);
             p.a.postSend(send(2, WrOpcode.SEND_WITH_IMM, p.ma, 0, 100).immediate(0x12345678));
@@ -306,8 +353,8 @@ public final class VerbsConformance {
         }
     }
 
-    private String write(boolean imm) {
-        try (Pair p = pair(null)) {
+    private String write(boolean imm) throws InterruptedException {
+        try (Pair p = pair()) {
             int len = 65536;
             int dst = 8192;
             long sum = fill(p.ma, 0, len, 11);
@@ -334,8 +381,8 @@ public final class VerbsConformance {
         }
     }
 
-    private String read() {
-        try (Pair p = pair(null)) {
+    private String read() throws InterruptedException {
+        try (Pair p = pair()) {
             int len = 65536;
             long sum = fill(p.mb, 4096, len, 13);
             p.a.postSend(send(4, WrOpcode.RDMA_READ, p.ma, 100, len).remote(p.mb.address() + 4096, p.mb.rkey()));
@@ -345,8 +392,8 @@ public final class VerbsConformance {
         }
     }
 
-    private String rnr() {
-        try (Pair p = pair(c -> c.withRetries(7, 0, 14))) {
+    private String rnr() throws InterruptedException {
+        try (Pair p = pair(true)) {
             p.a.postSend(send(6, WrOpcode.SEND, p.ma, 0, 64));
             WorkCompletion wc = next(p.cqA);
             expect(wc, WcStatus.RNR_RETRY_EXCEEDED, null, "send without a receive, rnr_retry 0");
@@ -354,8 +401,8 @@ public final class VerbsConformance {
         }
     }
 
-    private String badRkey() {
-        try (Pair p = pair(null)) {
+    private String badRkey() throws InterruptedException {
+        try (Pair p = pair()) {
             p.a.postSend(send(7, WrOpcode.RDMA_WRITE, p.ma, 0, 64).remote(p.mb.address(), p.mb.rkey() ^ 0x5A5A00));
             WorkCompletion wc = next(p.cqA);
             expect(wc, WcStatus.REMOTE_ACCESS_ERROR, null, "write with a bad rkey");
@@ -363,8 +410,8 @@ public final class VerbsConformance {
         }
     }
 
-    private String queryQp() {
-        try (Pair p = pair(null)) {
+    private String queryQp() throws InterruptedException {
+        try (Pair p = pair()) {
             QpInfo a = p.a.info();
             QpInfo b = p.b.info();
             check(a.state() == QpState.RTS && b.state() == QpState.RTS, "states " + a.state() + "/" + b.state());
@@ -372,17 +419,17 @@ public final class VerbsConformance {
             if (a.remoteQpn() != QpInfo.UNKNOWN) {
                 check(a.remoteQpn() == p.b.qpNum() && b.remoteQpn() == p.a.qpNum(), "remote QPNs " + a + " " + b);
             }
-            if (a.sendPsn() != QpInfo.UNKNOWN) {
+            if (a.sendPsn() != QpInfo.UNKNOWN && !p.viaCm) {       // the CM chooses its own PSNs
                 check(a.sendPsn() == 100 && a.expectedPsn() == 200, "PSNs of A: " + a);
             }
-            check(a.pathMtu() == Math.min(4096, device.maxPathMtu()), "path MTU " + a.pathMtu());
+            check(p.viaCm || a.pathMtu() == Math.min(4096, device.maxPathMtu()), "path MTU " + a.pathMtu());
             return "RTS, qpn " + a.qpn() + " -> " + a.remoteQpn() + ", sq_psn " + a.sendPsn() + ", rq_psn "
                     + a.expectedPsn() + ", MTU " + a.pathMtu();
         }
     }
 
     private String notifyScenario() throws InterruptedException {
-        try (Pair p = pair(null)) {
+        try (Pair p = pair()) {
             CountDownLatch fired = new CountDownLatch(1);
             p.cqB.onNotify(fired::countDown, null);
             p.cqB.requestNotify(false);
@@ -516,13 +563,13 @@ public final class VerbsConformance {
     }
 
     /** Thread-allocated bytes over many post/poll rounds after a warm-up: nothing per work request. */
-    private String noAllocation() {
+    private String noAllocation() throws InterruptedException {
         var bean = ManagementFactory.getThreadMXBean();
         if (!(bean instanceof com.sun.management.ThreadMXBean mx) || !mx.isThreadAllocatedMemorySupported()) {
             throw new Skip("no thread allocation counter in this JVM");
         }
         mx.setThreadAllocatedMemoryEnabled(true);
-        try (Pair p = pair(null)) {
+        try (Pair p = pair()) {
             SendWorkRequest s = send(0, WrOpcode.SEND, p.ma, 0, 64);
             SendWorkRequest w = send(0, WrOpcode.RDMA_WRITE, p.ma, 0, 64).remote(p.mb.address(), p.mb.rkey());
             ReceiveWorkRequest r = new ReceiveWorkRequest().set(0, p.mb, 0, 64);
@@ -567,8 +614,8 @@ public final class VerbsConformance {
     }
 
     /** 64 KiB SEND or WRITE, up to {@code DEPTH/2} outstanding, as ib_send_bw/ib_write_bw (1000 iterations). */
-    private String bandwidth(WrOpcode op) {
-        try (Pair p = pair(null)) {
+    private String bandwidth(WrOpcode op) throws InterruptedException {
+        try (Pair p = pair()) {
             int len = 65536;
             int iters = 1000;
             int window = DEPTH / 2;
@@ -622,8 +669,8 @@ public final class VerbsConformance {
     }
 
     /** 8-byte SEND ping-pong, one-way latency = RTT / 2, as ib_send_lat (1000 iterations, typical = median). */
-    private String latency() {
-        try (Pair p = pair(null)) {
+    private String latency() throws InterruptedException {
+        try (Pair p = pair()) {
             int iters = 1000;
             SendWorkRequest sa = send(0, WrOpcode.SEND, p.ma, 0, 8);
             SendWorkRequest sb = send(0, WrOpcode.SEND, p.mb, 0, 8);

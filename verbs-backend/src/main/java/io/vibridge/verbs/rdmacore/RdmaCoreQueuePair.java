@@ -209,6 +209,9 @@ final class RdmaCoreQueuePair implements QueuePair {
         if (closed) {
             return QpInfo.basic(qpNum, QpState.ERROR, pathMtu);
         }
+        if (device.iwarp()) {                      // siw_query_qp fills no state, PSNs or peer QPN
+            return QpInfo.basic(qpNum, tracked, pathMtu);
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment q = query(a);
             int st = q.get(JAVA_INT, IbvLayouts.QPA_STATE);
