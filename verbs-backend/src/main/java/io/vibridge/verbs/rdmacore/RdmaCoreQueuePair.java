@@ -231,6 +231,10 @@ final class RdmaCoreQueuePair implements QueuePair {
                 throw new VerbsException("queue pair " + qpNum + " is closed");
             }
             ours(wr.local);
+            if (wr.opcode.hasImmediate() && device.iwarp()) {
+                throw new UnsupportedOperationException(device.name() + " is an iWARP device: RDMAP carries no "
+                        + "immediate data (" + wr.opcode + ")");
+            }
             encodeSend(sendWr, sendSge, wr);
             try {
                 rc = (int) Ibv.FP_POST.invokeExact(device.postSend, qp, sendWr, sendBad);
