@@ -16,13 +16,13 @@ public enum Capability {
      */
     OUT_OF_BAND_CONNECT,
     /**
-     * CM private data reaches the other side whole: the REQ's (up to
-     * {@link ConnectionManager#REQ_PRIVATE_DATA} = 92 bytes, the size of the CM-MAPPING Hello) in
-     * {@link CmEvent.ConnectRequest#privateData()} and the REP's (up to
+     * CM private data reaches the other side whole, up to what the CM carries: the REQ's in
+     * {@link CmEvent.ConnectRequest#privateData()} (up to {@link ConnectionManager#REQ_PRIVATE_DATA} = 92 bytes, the
+     * size of the CM-MAPPING Hello, on the raw IB CM; {@link ConnectionManager#REQ_PRIVATE_DATA_AFTER_CMA_HEADER} = 56
+     * where the CM {@linkplain ConnectionManager#writesCmaHeader() writes rdma_cm's CMA header}) and the REP's (up to
      * {@link ConnectionManager#REP_PRIVATE_DATA} = 196 bytes, given to {@link CmId#accept}) in
-     * {@link CmEvent.Established#privateData()}, byte for byte. Without it those arrays may be empty or cut
-     * short (rdma_cm over IB has only 56 usable REQ bytes; DiSNI exposes none), so a handshake carried in
-     * private data cannot run.
+     * {@link CmEvent.Established#privateData()}, byte for byte. Without it those arrays may be empty or cut short
+     * (DiSNI exposes none), so a handshake carried in private data cannot run.
      */
     CM_PRIVATE_DATA,
     /**

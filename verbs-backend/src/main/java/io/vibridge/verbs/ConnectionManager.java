@@ -27,6 +27,14 @@ public interface ConnectionManager {
         return false;
     }
 
+    /**
+     * Whether {@link #listen} and {@link #connect} take {@code serviceId}. True for any 64-bit ID on the raw IB CM;
+     * rdma_cm takes only its port spaces' IDs, {@code (ps << 16) | port} (Linux cma.c cma_get_service_id).
+     */
+    default boolean takesServiceId(long serviceId) {
+        return true;
+    }
+
     /** Listens on a Service ID; each REQ for it produces a {@link CmEvent.ConnectRequest}. */
     CmListener listen(long serviceId, CmEventHandler handler, Executor executor);
 

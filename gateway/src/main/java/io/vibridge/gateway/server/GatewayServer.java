@@ -100,7 +100,8 @@ public final class GatewayServer implements AutoCloseable {
             } catch (UnsupportedOperationException e) {
                 throw new StartupError("verbs provider " + device.providerName() + " cannot connect: " + e.getMessage(), e);
             }
-            RouteCapabilities.check(config.routes(), device.capabilities(), device.providerName(), cm.writesCmaHeader());
+            RouteCapabilities.check(config.routes(), device.capabilities(), device.providerName(), cm.writesCmaHeader(),
+                    cm::takesServiceId);
             if (!device.capabilities().contains(Capability.CM_RETRY_CONTROL)) {
                 log.warn("verbs provider {} chooses its own CM retries, ACK timeout, RNR timer and path MTU: "
                         + "infiniband.max-cm-retries, local-ack-timeout, path-mtu are not applied", device.providerName());

@@ -11,6 +11,7 @@ import io.vibridge.verbs.Capability;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Set;
+import java.util.function.LongPredicate;
 
 /**
  * Checks at start that the opened verbs provider can serve every route, so a route it cannot serve
@@ -24,30 +25,36 @@ final class RouteCapabilities {
     private RouteCapabilities() {
     }
 
-    /** {@link #check(Routes, Set, String, boolean)} for a CM that passes all 92 bytes. */
+    /**
+     * {@link #check(Routes, Set, String, boolean, LongPredicate)} for a CM that passes all 92 bytes and takes the
+     * Service IDs {@link Capability#ANY_SERVICE_ID} allows (without it, rdma_cm's {@code 0x0000000001PPxxxx}).
+     */
     static void check(Routes routes, Set<Capability> capabilities, String provider) {
-        check(routes, capabilities, provider, false);
+        check(routes, capabilities, provider, false,
+                sid -> capabilities.contains(Capability.ANY_SERVICE_ID) || (sid & RDMA_CM_MASK) == RDMA_CM_PREFIX);
     }
 
     /**
      * @param writesCmaHeader the provider's CM is rdma_cm with IP addressing
      *        ({@link io.vibridge.verbs.ConnectionManager#writesCmaHeader()}): 56 bytes of REQ private data
+     * @param takesServiceId  the Service IDs its CM takes ({@link io.vibridge.verbs.ConnectionManager#takesServiceId})
      * @throws ConfigError naming the first route (as {@code routes[i]} or {@code direct-routes}) that
      *         needs what {@code provider} lacks
      */
-    static void check(Routes routes, Set<Capability> capabilities, String provider, boolean writesCmaHeader) {
+    static void check(Routes routes, Set<Capability> capabilities, String provider, boolean writesCmaHeader,
+                      LongPredicate takesServiceId) {
         List<Route> list = routes.routes();
         for (int i = 0; i < list.size(); i++) {
             Route r = list.get(i);
             check("routes[" + i + "]", "route " + r.discriminator(), r.target(), capabilities, provider,
-                    writesCmaHeader);
+                    writesCmaHeader, takesServiceId);
         }
         routes.directRoutes().ifPresent(p -> check("direct-routes", "direct routes", sample(p), capabilities,
-                provider, writesCmaHeader));
+                provider, writesCmaHeader, takesServiceId));
     }
 
     private static void check(String key, String name, RouteTarget t, Set<Capability> capabilities,
-                              String provider, boolean writesCmaHeader) {
+                              String provider, boolean writesCmaHeader, LongPredicate takesServiceId) {
         if (t.parameters().cmFormat() == CmFormat.HELLO && !capabilities.contains(Capability.CM_PRIVATE_DATA)) {
             throw new ConfigError(key, name + ": cm-format hello carries the Hello and HelloReply in CM private data, which the "
                     + provider + " verbs provider does not deliver; use cm-format rdma-cm or the soft provider");
@@ -59,10 +66,10 @@ final class RouteCapabilities {
                     + " (CM-MAPPING §2.1)");
         }
         long sid = t.serviceId().value();
-        if ((sid & RDMA_CM_MASK) != RDMA_CM_PREFIX && !capabilities.contains(Capability.ANY_SERVICE_ID)) {
-            throw new ConfigError(key, name + ": Service ID 0x" + Long.toHexString(sid) + " is outside rdma_cm's port space "
-                    + "(0x0000000001PPxxxx), the only one the " + provider + " verbs provider can use; use "
-                    + "service-id = rdma-cm");
+        if (!takesServiceId.test(sid)) {
+            throw new ConfigError(key, name + ": Service ID 0x" + Long.toHexString(sid) + " is not one the " + provider
+                    + " verbs provider's CM can use (rdma_cm: its port spaces' IDs, ps << 16 | port); use service-id = "
+                    + "rdma-cm");
         }
     }
 

@@ -9,6 +9,7 @@ import io.vibridge.gateway.config.ConfigError;
 import io.vibridge.verbs.Capability;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.function.LongPredicate;
 import org.junit.jupiter.api.Test;
 
 /** A route the opened provider cannot serve is refused at start, by name (DiSNI declares none of these). */
@@ -45,7 +46,7 @@ class RouteCapabilitiesTest {
         assertThatThrownBy(() -> RouteCapabilities.check(routes(HELLO_SDP_ID),
                 EnumSet.of(Capability.CM_PRIVATE_DATA), "disni"))
                 .isInstanceOf(ConfigError.class)
-                .hasMessageContaining("routes[0]: route \"c\"").hasMessageContaining("outside rdma_cm's port space");
+                .hasMessageContaining("routes[0]: route \"c\"").hasMessageContaining("not one the disni verbs provider's CM can use");
     }
 
     @Test
@@ -60,12 +61,23 @@ class RouteCapabilitiesTest {
         // CM-MAPPING §2.1: rdma_cm with IP addressing leaves 56 bytes behind its CMA header
         String whole = "{ match = \"w\", target = \"127.0.0.3\", port = 5000, hello-carriage = whole }";
         String cma = "{ match = \"m\", target = \"127.0.0.3\", port = 5000, hello-carriage = cma-header }";
-        assertThatThrownBy(() -> RouteCapabilities.check(routes(HELLO, whole), ALL, "rdma-core", true))
+        assertThatThrownBy(() -> RouteCapabilities.check(routes(HELLO, whole), ALL, "rdma-core", true, sid -> true))
                 .isInstanceOf(ConfigError.class)
                 .hasMessageContaining("routes[1]: route \"w\"").hasMessageContaining("56 behind its CMA header");
-        assertThatCode(() -> RouteCapabilities.check(routes(HELLO, cma, RDMA_CM), ALL, "rdma-core", true))
+        assertThatCode(() -> RouteCapabilities.check(routes(HELLO, cma, RDMA_CM), ALL, "rdma-core", true, sid -> true))
                 .doesNotThrowAnyException();
-        assertThatCode(() -> RouteCapabilities.check(routes(whole, cma), ALL, "soft", false))
+        assertThatCode(() -> RouteCapabilities.check(routes(whole, cma), ALL, "soft", false, sid -> true))
                 .doesNotThrowAnyException();
+    }
+
+    @Test
+    void theCmSaysWhichServiceIdsItTakes() {
+        // rdma_cm's IPoIB port space is the seed's iwarp scheme (0x20000 + P): a CM that takes it serves hello routes
+        LongPredicate rdmaCm = sid -> sid >>> 16 == 0x0106 || sid >>> 16 == 0x0002;
+        assertThatCode(() -> RouteCapabilities.check(routes(HELLO, RDMA_CM), ALL, "rdma-core", true, rdmaCm))
+                .doesNotThrowAnyException();
+        assertThatThrownBy(() -> RouteCapabilities.check(routes(HELLO_SDP_ID), ALL, "rdma-core", true, rdmaCm))
+                .isInstanceOf(ConfigError.class).hasMessageContaining("routes[0]: route \"c\"")
+                .hasMessageContaining("0x11d2f");
     }
 }

@@ -15,7 +15,8 @@ import java.util.stream.Collectors;
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp ... io.vibridge.verbs.conformance.ConformanceMain \
- *      --address 198.18.0.2 [--provider rdma-core] [--option device=rxe0]... [--only a,b] [--bench] [--timeout-ms N]
+ *      --address 198.18.0.2 [--provider rdma-core] [--option device=rxe0]... [--only a,b] [--bench] [--cm-pairs]
+ *      [--timeout-ms N]
  * </pre>
  * Exit 0 when nothing failed, 1 when a scenario failed, 2 for a usage error or a device that cannot be opened
  * (one line on stderr).
@@ -34,6 +35,7 @@ public final class ConformanceMain {
         DeviceConfig config;
         Set<String> only = null;
         boolean bench = false;
+        boolean cmPairs = false;
         long timeoutMs = 10_000;
         java.util.Map<String, String> options = new java.util.HashMap<>();
         try {
@@ -53,6 +55,7 @@ public final class ConformanceMain {
                     case "--only" -> only = Arrays.stream(value(args, ++i, a).split(",")).map(String::strip)
                             .collect(Collectors.toSet());
                     case "--bench" -> bench = true;
+                    case "--cm-pairs" -> cmPairs = true;
                     case "--timeout-ms" -> timeoutMs = Long.parseLong(value(args, ++i, a));
                     default -> throw new IllegalArgumentException("unknown argument " + a);
                 }
@@ -76,7 +79,8 @@ public final class ConformanceMain {
         Predicate<String> filter = selected == null ? n -> true : selected::contains;
         try (device) {
             System.out.println("device " + device.providerName() + " " + device.name() + " " + device.properties());
-            VerbsConformance.Result r = new VerbsConformance(device, System.out, timeoutMs).run(filter, bench);
+            VerbsConformance c = new VerbsConformance(device, System.out, timeoutMs);
+            VerbsConformance.Result r = (cmPairs ? c.withCmPairs() : c).run(filter, bench);
             return r.failed() == 0 ? 0 : 1;
         }
     }

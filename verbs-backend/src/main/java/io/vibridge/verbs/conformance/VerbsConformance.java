@@ -1,6 +1,11 @@
 package io.vibridge.verbs.conformance;
 
+import io.vibridge.verbs.AcceptParams;
 import io.vibridge.verbs.Access;
+import io.vibridge.verbs.CmEvent;
+import io.vibridge.verbs.CmId;
+import io.vibridge.verbs.ConnectParams;
+import io.vibridge.verbs.ConnectionManager;
 import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.CompletionQueue;
 import io.vibridge.verbs.MemoryRegion;
@@ -26,7 +31,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.zip.CRC32;
@@ -79,8 +86,9 @@ public final class VerbsConformance {
             scenario(only, "device-basics", this::deviceBasics);
             scenario(only, "qp-error-flush", this::flush);
             scenario(only, "oob-connect", () -> {
-                try (Pair p = pair(null)) {
-                    return "QPs " + p.a.qpNum() + " <-> " + p.b.qpNum() + " RTS, MTU " + p.a.pathMtu();
+                try (Pair p = pair()) {
+                    return "QPs " + p.a.qpNum() + " <-> " + p.b.qpNum() + " RTS" + (p.viaCm ? " through the CM" : "")
+                            + ", MTU " + p.a.pathMtu();
                 }
             });
             scenario(only, "send-recv-checksums", this::sendRecv);
@@ -94,6 +102,8 @@ public final class VerbsConformance {
             scenario(only, "cq-notify", this::notifyScenario);
             scenario(only, "cq-moderation-capability", this::moderation);
             scenario(only, "no-allocation-per-wr", this::noAllocation);
+            scenario(only, "cm-connect-accept-disconnect", this::cmConnect);
+            scenario(only, "cm-reject", this::cmReject);
             if (bench) {
                 scenario(only, "bw-send-64k", () -> bandwidth(WrOpcode.SEND));
                 scenario(only, "bw-write-64k", () -> bandwidth(WrOpcode.RDMA_WRITE));
@@ -146,16 +156,38 @@ public final class VerbsConformance {
         final MemoryRegion ma = pd.registerMemory(ByteBuffer.allocateDirect(BUF), ALL);
         final MemoryRegion mb = pd.registerMemory(ByteBuffer.allocateDirect(BUF), ALL);
 
-        void connect(java.util.function.UnaryOperator<QpConnection> tweak) {
+        ConnectionManager.CmListener listener;
+        boolean viaCm;
+
+        void connect(boolean noRnrRetry) {
             int mtu = Math.min(4096, device.maxPathMtu());
             QpConnection ab = QpConnection.of(device.address(), b.qpNum(), 100, 200, mtu).withReadDepth(4, 4);
             QpConnection ba = QpConnection.of(device.address(), a.qpNum(), 200, 100, mtu).withReadDepth(4, 4);
-            a.connect(tweak == null ? ab : tweak.apply(ab));
+            a.connect(noRnrRetry ? ab.withRetries(7, 0, 14) : ab);
             b.connect(ba);
+        }
+
+        /** Without out-of-band connect (iWARP): through the provider's CM, both sides on this device. */
+        void connectThroughCm(ConnectionManager cm, boolean noRnrRetry) throws InterruptedException {
+            viaCm = true;
+            long sid = CM_SID + 16 + (pairs++ & 0xFF);
+            BlockingQueue<CmEvent> passive = new LinkedBlockingQueue<>();
+            BlockingQueue<CmEvent> active = new LinkedBlockingQueue<>();
+            listener = cm.listen(sid, passive::add, null);
+            ConnectParams cp = ConnectParams.defaults(device.address(), sid, new byte[0]).withReadDepth(4, 4);
+            cm.connect(noRnrRetry ? cp.withRetries(7, 0) : cp, a, active::add, null);
+            var cr = (CmEvent.ConnectRequest) await(passive, CmEvent.ConnectRequest.class);
+            // the REP carries the active QP's RNR retry count (IBA 12.7.30; rdma_cm: rdma_accept's rnr_retry_count)
+            cr.id().accept(b, AcceptParams.defaults(null).withRnr(noRnrRetry ? 0 : 7, 12));
+            await(active, CmEvent.Established.class);
+            await(passive, CmEvent.Established.class);
         }
 
         @Override
         public void close() {
+            if (listener != null) {
+                listener.close();
+            }
             a.close();
             b.close();
             ma.close();
@@ -173,18 +205,42 @@ public final class VerbsConformance {
         return w;
     }
 
-    private Pair pair(java.util.function.UnaryOperator<QpConnection> tweak) {
-        if (!device.capabilities().contains(Capability.OUT_OF_BAND_CONNECT)) {
-            throw new Skip(device.name() + " has no OUT_OF_BAND_CONNECT (" + device.providerName() + ")");
+    private int pairs;
+    private boolean cmPairs;
+
+    /** Connects the scenario pairs through the CM even where out-of-band connect exists (tests the CM path). */
+    public VerbsConformance withCmPairs() {
+        cmPairs = true;
+        return this;
+    }
+
+    /** Two connected QPs: out of band where the device can, else through its CM (iWARP), else skipped. */
+    private Pair pair(boolean noRnrRetry) throws InterruptedException {
+        boolean oob = !cmPairs && device.capabilities().contains(Capability.OUT_OF_BAND_CONNECT);
+        ConnectionManager cm = null;
+        if (!oob) {
+            try {
+                cm = device.connectionManager();
+            } catch (UnsupportedOperationException e) {
+                throw new Skip(device.name() + " has no OUT_OF_BAND_CONNECT and no CM (" + e.getMessage() + ")");
+            }
         }
         Pair p = new Pair();
         try {
-            p.connect(tweak);
-        } catch (RuntimeException | Error e) {
+            if (oob) {
+                p.connect(noRnrRetry);
+            } else {
+                p.connectThroughCm(cm, noRnrRetry);
+            }
+        } catch (RuntimeException | Error | InterruptedException e) {
             p.close();
             throw e;
         }
         return p;
+    }
+
+    private Pair pair() throws InterruptedException {
+        return pair(false);
     }
 
     /** The next completion on {@code cq} within the timeout (a copy). */
@@ -235,7 +291,7 @@ public final class VerbsConformance {
              MemoryRegion m = pd.registerMemory(ByteBuffer.allocateDirect(4096), ALL);
              QueuePair qp = pd.createQueuePair(QpInitAttributes.of(cq, 8))) {
             check(qp.state() == QpState.INIT, "a new QP is INIT, got " + qp.state());
-            check(qp.qpNum() > 1, "QP number " + qp.qpNum());
+            check(qp.qpNum() > 0, "QP number " + qp.qpNum());  // IB: never 0 or 1 (QP0/QP1); siw starts at 1
             check(m.lkey() != 0 || m.rkey() != 0, "keys");
             check(cq.poll(newWcs(4)) == 0, "a new CQ is empty");
             return device.providerName() + " " + device.name() + ", caps " + device.capabilities() + ", MTU "
@@ -262,8 +318,8 @@ public final class VerbsConformance {
         }
     }
 
-    private String sendRecv() {
-        try (Pair p = pair(null)) {
+    private String sendRecv() throws InterruptedException {
+        try (Pair p = pair()) {
             int n = 0;
             for (int len = 64; len <= 65536; len *= 4) {
                 int off = 4096;
@@ -283,11 +339,11 @@ public final class VerbsConformance {
         }
     }
 
-    private String sendImm() {
-        try (Pair p = pair(null)) {
+    private String sendImm() throws InterruptedException {
+        try (Pair p = pair()) {
             p.b.postRecv(new ReceiveWorkRequest().set(1, p.mb, 0, 256));
             fill(p.ma, 0, 100, 7);
-            p.a.postSend(send(2, WrOpcode.SEND_WITH_IMM, p.ma, 0, 100).immediate(0x12345678));
+            postOrSkip(p.a, send(2, WrOpcode.SEND_WITH_IMM, p.ma, 0, 100).immediate(0x12345678));
             expect(next(p.cqA), WcStatus.SUCCESS, WcOpcode.SEND, "send");
             WorkCompletion r = next(p.cqB);
             expect(r, WcStatus.SUCCESS, WcOpcode.RECV, "recv");
@@ -297,8 +353,8 @@ public final class VerbsConformance {
         }
     }
 
-    private String write(boolean imm) {
-        try (Pair p = pair(null)) {
+    private String write(boolean imm) throws InterruptedException {
+        try (Pair p = pair()) {
             int len = 65536;
             int dst = 8192;
             long sum = fill(p.ma, 0, len, 11);
@@ -307,7 +363,7 @@ public final class VerbsConformance {
             }
             SendWorkRequest w = send(3, imm ? WrOpcode.RDMA_WRITE_WITH_IMM : WrOpcode.RDMA_WRITE, p.ma, 0, len)
                     .remote(p.mb.address() + dst, p.mb.rkey());
-            p.a.postSend(imm ? w.immediate(0xCAFE) : w);
+            postOrSkip(p.a, imm ? w.immediate(0xCAFE) : w);
             expect(next(p.cqA), WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, "write");
             if (imm) {
                 WorkCompletion r = next(p.cqB);
@@ -325,8 +381,8 @@ public final class VerbsConformance {
         }
     }
 
-    private String read() {
-        try (Pair p = pair(null)) {
+    private String read() throws InterruptedException {
+        try (Pair p = pair()) {
             int len = 65536;
             long sum = fill(p.mb, 4096, len, 13);
             p.a.postSend(send(4, WrOpcode.RDMA_READ, p.ma, 100, len).remote(p.mb.address() + 4096, p.mb.rkey()));
@@ -336,8 +392,26 @@ public final class VerbsConformance {
         }
     }
 
-    private String rnr() {
-        try (Pair p = pair(c -> c.withRetries(7, 0, 14))) {
+    /** Posts, or skips the scenario when the provider says the operation does not exist on this device. */
+    private static void postOrSkip(QueuePair qp, SendWorkRequest wr) {
+        try {
+            qp.postSend(wr);
+        } catch (UnsupportedOperationException e) {
+            throw new Skip(e.getMessage());
+        }
+    }
+
+    /** iWARP (RDMAP over DDP/MPA/TCP): no RNR NAK, no per-WRITE acknowledgement (the provider says so). */
+    private boolean iwarp() {
+        return "iWARP".equals(device.properties().get("transport"));
+    }
+
+    private String rnr() throws InterruptedException {
+        if (iwarp()) {
+            throw new Skip("iWARP has no RNR NAK: a SEND without a receive completes at the sender and the "
+                    + "receiver terminates the connection (a DDP error, RFC 5041)");
+        }
+        try (Pair p = pair(true)) {
             p.a.postSend(send(6, WrOpcode.SEND, p.ma, 0, 64));
             WorkCompletion wc = next(p.cqA);
             expect(wc, WcStatus.RNR_RETRY_EXCEEDED, null, "send without a receive, rnr_retry 0");
@@ -345,8 +419,12 @@ public final class VerbsConformance {
         }
     }
 
-    private String badRkey() {
-        try (Pair p = pair(null)) {
+    private String badRkey() throws InterruptedException {
+        if (iwarp()) {
+            throw new Skip("iWARP WRITEs are not acknowledged: a bad STag is answered by a TERMINATE after the "
+                    + "WRITE completed at the sender (RDMAP, RFC 5040), no REMOTE_ACCESS_ERROR completion");
+        }
+        try (Pair p = pair()) {
             p.a.postSend(send(7, WrOpcode.RDMA_WRITE, p.ma, 0, 64).remote(p.mb.address(), p.mb.rkey() ^ 0x5A5A00));
             WorkCompletion wc = next(p.cqA);
             expect(wc, WcStatus.REMOTE_ACCESS_ERROR, null, "write with a bad rkey");
@@ -354,8 +432,8 @@ public final class VerbsConformance {
         }
     }
 
-    private String queryQp() {
-        try (Pair p = pair(null)) {
+    private String queryQp() throws InterruptedException {
+        try (Pair p = pair()) {
             QpInfo a = p.a.info();
             QpInfo b = p.b.info();
             check(a.state() == QpState.RTS && b.state() == QpState.RTS, "states " + a.state() + "/" + b.state());
@@ -363,17 +441,17 @@ public final class VerbsConformance {
             if (a.remoteQpn() != QpInfo.UNKNOWN) {
                 check(a.remoteQpn() == p.b.qpNum() && b.remoteQpn() == p.a.qpNum(), "remote QPNs " + a + " " + b);
             }
-            if (a.sendPsn() != QpInfo.UNKNOWN) {
+            if (a.sendPsn() != QpInfo.UNKNOWN && !p.viaCm) {       // the CM chooses its own PSNs
                 check(a.sendPsn() == 100 && a.expectedPsn() == 200, "PSNs of A: " + a);
             }
-            check(a.pathMtu() == Math.min(4096, device.maxPathMtu()), "path MTU " + a.pathMtu());
+            check(p.viaCm || a.pathMtu() == Math.min(4096, device.maxPathMtu()), "path MTU " + a.pathMtu());
             return "RTS, qpn " + a.qpn() + " -> " + a.remoteQpn() + ", sq_psn " + a.sendPsn() + ", rq_psn "
                     + a.expectedPsn() + ", MTU " + a.pathMtu();
         }
     }
 
     private String notifyScenario() throws InterruptedException {
-        try (Pair p = pair(null)) {
+        try (Pair p = pair()) {
             CountDownLatch fired = new CountDownLatch(1);
             p.cqB.onNotify(fired::countDown, null);
             p.cqB.requestNotify(false);
@@ -415,14 +493,105 @@ public final class VerbsConformance {
         }
     }
 
+    private static final long CM_SID = 0x0000000001060000L | 7471;
+
+    private ConnectionManager cmOrSkip() {
+        try {
+            return device.connectionManager();
+        } catch (UnsupportedOperationException e) {
+            throw new Skip("no connection manager: " + e.getMessage());
+        }
+    }
+
+    private static byte[] pattern(int n, int seed) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (seed + 7 * i);
+        }
+        return b;
+    }
+
+    private static boolean startsWith(byte[] data, byte[] prefix) {
+        return data.length >= prefix.length
+                && java.util.Arrays.equals(data, 0, prefix.length, prefix, 0, prefix.length);
+    }
+
+    private CmEvent await(BlockingQueue<CmEvent> q, Class<? extends CmEvent> type) throws InterruptedException {
+        CmEvent e = q.poll(timeoutMs, TimeUnit.MILLISECONDS);
+        check(e != null, "no " + type.getSimpleName() + " within " + timeoutMs + " ms");
+        check(type.isInstance(e), "expected " + type.getSimpleName() + ", got " + e);
+        return e;
+    }
+
+    /** REQ private data (40 B) reaches the listener, REP private data (100 B) the active side; SEND; DREQ. */
+    private String cmConnect() throws InterruptedException {
+        ConnectionManager cm = cmOrSkip();
+        BlockingQueue<CmEvent> passive = new LinkedBlockingQueue<>();
+        BlockingQueue<CmEvent> activeq = new LinkedBlockingQueue<>();
+        byte[] req = pattern(40, 1);
+        byte[] rep = pattern(100, 2);
+        try (ConnectionManager.CmListener l = cm.listen(CM_SID, passive::add, null);
+             CompletionQueue cqA = device.createCompletionQueue(64);
+             CompletionQueue cqB = device.createCompletionQueue(64);
+             QueuePair a = pd.createQueuePair(QpInitAttributes.of(cqA, 16));
+             QueuePair b = pd.createQueuePair(QpInitAttributes.of(cqB, 16));
+             MemoryRegion ma = pd.registerMemory(ByteBuffer.allocateDirect(4096), ALL);
+             MemoryRegion mb = pd.registerMemory(ByteBuffer.allocateDirect(4096), ALL)) {
+            b.postRecv(new ReceiveWorkRequest().set(9, mb, 0, 1024));
+            CmId active = cm.connect(ConnectParams.defaults(device.address(), CM_SID, req).withReadDepth(3, 2), a,
+                    activeq::add, null);
+            var cr = (CmEvent.ConnectRequest) await(passive, CmEvent.ConnectRequest.class);
+            check(startsWith(cr.privateData(), req), "REQ private data differs: " + cr.privateData().length + " B");
+            check(cr.serviceId() == CM_SID, "service id 0x" + Long.toHexString(cr.serviceId()));
+            check(cr.responderResources() == 3 && cr.initiatorDepth() == 2, "the REQ's read depths 3/2 arrive as "
+                    + cr.responderResources() + "/" + cr.initiatorDepth());
+            cr.id().accept(b, AcceptParams.defaults(rep));
+            var est = (CmEvent.Established) await(activeq, CmEvent.Established.class);
+            check(startsWith(est.privateData(), rep), "REP private data differs: " + est.privateData().length + " B");
+            await(passive, CmEvent.Established.class);
+            check(a.state() == QpState.RTS, "active QP " + a.state());
+            a.postSend(send(1, WrOpcode.SEND, ma, 0, 512));
+            expect(next(cqA), WcStatus.SUCCESS, WcOpcode.SEND, "send over the CM connection");
+            expect(next(cqB), WcStatus.SUCCESS, WcOpcode.RECV, "receive over the CM connection");
+            active.disconnect();
+            await(passive, CmEvent.Disconnected.class);
+            CmEvent e = activeq.poll(timeoutMs, TimeUnit.MILLISECONDS);
+            check(e instanceof CmEvent.Disconnected, "active side after DREQ: " + e);
+            check(a.state() == QpState.ERROR && b.state() == QpState.ERROR, "QPs after disconnect: " + a.state()
+                    + "/" + b.state());
+            return "REQ " + cr.privateData().length + " B (40 ours), REP " + est.privateData().length
+                    + " B (100 ours), read depths " + cr.responderResources() + "/" + cr.initiatorDepth()
+                    + ", SEND, DREQ both sides";
+        }
+    }
+
+    /** A REJ with 30 bytes of private data reaches the active side as Rejected(28). */
+    private String cmReject() throws InterruptedException {
+        ConnectionManager cm = cmOrSkip();
+        BlockingQueue<CmEvent> passive = new LinkedBlockingQueue<>();
+        BlockingQueue<CmEvent> activeq = new LinkedBlockingQueue<>();
+        byte[] rej = pattern(30, 3);
+        try (ConnectionManager.CmListener l = cm.listen(CM_SID + 1, passive::add, null);
+             CompletionQueue cqA = device.createCompletionQueue(16);
+             QueuePair a = pd.createQueuePair(QpInitAttributes.of(cqA, 8))) {
+            cm.connect(ConnectParams.defaults(device.address(), CM_SID + 1, pattern(8, 4)), a, activeq::add, null);
+            var cr = (CmEvent.ConnectRequest) await(passive, CmEvent.ConnectRequest.class);
+            cr.id().reject(rej);
+            var r = (CmEvent.Rejected) await(activeq, CmEvent.Rejected.class);
+            check(r.reason() == CmEvent.REJ_CONSUMER, "reason " + r.reason());
+            check(startsWith(r.privateData(), rej), "REJ private data differs: " + r.privateData().length + " B");
+            return "Rejected(28) with " + r.privateData().length + " B (30 ours)";
+        }
+    }
+
     /** Thread-allocated bytes over many post/poll rounds after a warm-up: nothing per work request. */
-    private String noAllocation() {
+    private String noAllocation() throws InterruptedException {
         var bean = ManagementFactory.getThreadMXBean();
         if (!(bean instanceof com.sun.management.ThreadMXBean mx) || !mx.isThreadAllocatedMemorySupported()) {
             throw new Skip("no thread allocation counter in this JVM");
         }
         mx.setThreadAllocatedMemoryEnabled(true);
-        try (Pair p = pair(null)) {
+        try (Pair p = pair()) {
             SendWorkRequest s = send(0, WrOpcode.SEND, p.ma, 0, 64);
             SendWorkRequest w = send(0, WrOpcode.RDMA_WRITE, p.ma, 0, 64).remote(p.mb.address(), p.mb.rkey());
             ReceiveWorkRequest r = new ReceiveWorkRequest().set(0, p.mb, 0, 64);
@@ -467,8 +636,8 @@ public final class VerbsConformance {
     }
 
     /** 64 KiB SEND or WRITE, up to {@code DEPTH/2} outstanding, as ib_send_bw/ib_write_bw (1000 iterations). */
-    private String bandwidth(WrOpcode op) {
-        try (Pair p = pair(null)) {
+    private String bandwidth(WrOpcode op) throws InterruptedException {
+        try (Pair p = pair()) {
             int len = 65536;
             int iters = 1000;
             int window = DEPTH / 2;
@@ -522,8 +691,8 @@ public final class VerbsConformance {
     }
 
     /** 8-byte SEND ping-pong, one-way latency = RTT / 2, as ib_send_lat (1000 iterations, typical = median). */
-    private String latency() {
-        try (Pair p = pair(null)) {
+    private String latency() throws InterruptedException {
+        try (Pair p = pair()) {
             int iters = 1000;
             SendWorkRequest sa = send(0, WrOpcode.SEND, p.ma, 0, 8);
             SendWorkRequest sb = send(0, WrOpcode.SEND, p.mb, 0, 8);

@@ -62,6 +62,12 @@ final class DisniConnectionManager implements ConnectionManager {
         return true;
     }
 
+    /** DiSNI creates every id in rdma_cm's TCP port space. */
+    @Override
+    public boolean takesServiceId(long serviceId) {
+        return (serviceId >>> 16) == 0x0106;
+    }
+
     @Override
     public synchronized CmListener listen(long serviceId, CmEventHandler handler, Executor executor) {
         try {

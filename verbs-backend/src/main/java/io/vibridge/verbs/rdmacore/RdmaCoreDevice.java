@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import io.vibridge.verbs.AsyncEvent;
 import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.CompletionQueue;
 import io.vibridge.verbs.ConnectionManager;
@@ -25,7 +26,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +66,7 @@ public final class RdmaCoreDevice implements VerbsDevice {
     private final Thread events;
     private volatile boolean closed;
     private volatile String fatal;
+    private RdmaCoreConnectionManager cm;
     private final AtomicLong asyncEvents = new AtomicLong();
     /** CQs by the index we give them as cq_context: the event thread finds one without boxing. */
     private volatile RdmaCoreCompletionQueue[] cqs = new RdmaCoreCompletionQueue[0];
@@ -90,6 +94,9 @@ public final class RdmaCoreDevice implements VerbsDevice {
             EnumSet<Capability> caps = EnumSet.noneOf(Capability.class);
             if (opened.transport() == DeviceFinder.TRANSPORT_IB) {
                 caps.add(Capability.OUT_OF_BAND_CONNECT);    // iWARP QPs connect only through the iWARP CM
+                // rdma_cm hands both sides the private data whole, within its capacity (56 REQ bytes behind the CMA
+                // header, 196 REP): RdmaCoreConnectionManager copies it from every event before the ack
+                caps.add(Capability.CM_PRIVATE_DATA);
             }
             if (moderates(context, modifyCq)) {
                 caps.add(Capability.CQ_MODERATION);
@@ -279,13 +286,46 @@ public final class RdmaCoreDevice implements VerbsDevice {
                 } else {
                     LOG.warn("rdma-core {}: async event {} on QP {}", opened.name(), name, qp == null ? "?" : qp.qpNum());
                 }
+                if (qp != null && type >= 1 && type <= 3) {
+                    raise(new AsyncEvent.QueuePairError(qp.qpNum(), switch (type) {
+                        case 1 -> AsyncEvent.QpErrorCause.FATAL;
+                        case 2 -> AsyncEvent.QpErrorCause.INVALID_REQUEST;
+                        default -> AsyncEvent.QpErrorCause.ACCESS_VIOLATION;
+                    }));
+                }
             }
             case 8 -> {
                 fatal = "IBV_EVENT_DEVICE_FATAL";
                 LOG.error("rdma-core {}: async event DEVICE_FATAL: the device is unusable", opened.name());
+                raise(new AsyncEvent.DeviceFatal("IBV_EVENT_DEVICE_FATAL on " + opened.name()));
             }
-            case 9, 10 -> LOG.warn("rdma-core {}: async event {} on port {}", opened.name(), name, portNum);
+            case 9, 10 -> {
+                LOG.warn("rdma-core {}: async event {} on port {}", opened.name(), name, portNum);
+                raise(new AsyncEvent.PortStateChange(portNum, type == 9));
+            }
+            case 18 -> {
+                LOG.info("rdma-core {}: async event {} on port {}", opened.name(), name, portNum);
+                raise(new AsyncEvent.AddressChange(portNum));
+            }
             default -> LOG.info("rdma-core {}: async event {}", opened.name(), name);
+        }
+    }
+
+    /** The handler of {@link #onAsyncEvent}, with its executor; null: nobody listens. */
+    private record AsyncSink(Consumer<AsyncEvent> handler, Executor executor) {
+    }
+
+    private volatile AsyncSink asyncSink;
+
+    @Override
+    public void onAsyncEvent(Consumer<AsyncEvent> handler, Executor executor) {
+        asyncSink = handler == null ? null : new AsyncSink(handler, executor);
+    }
+
+    private void raise(AsyncEvent event) {
+        AsyncSink sink = asyncSink;
+        if (sink != null) {
+            sink.executor().execute(() -> sink.handler().accept(event));
         }
     }
 
@@ -375,12 +415,14 @@ public final class RdmaCoreDevice implements VerbsDevice {
         return new RdmaCoreCompletionQueue(this, capacity);
     }
 
-    /** Not yet: the CM over librdmacm (issue 28 item 1, its CM part) is not implemented. */
+    /** The CM over librdmacm, created on first use (UnsupportedOperationException when librdmacm is absent). */
     @Override
-    public ConnectionManager connectionManager() {
-        throw new UnsupportedOperationException("the rdma-core provider has no connection manager yet (librdmacm "
-                + "is not bound): connect its queue pairs out of band (QueuePair.connect), or use the soft or "
-                + "disni provider for CM routes");
+    public synchronized ConnectionManager connectionManager() {
+        checkOpen();
+        if (cm == null) {
+            cm = new RdmaCoreConnectionManager(this);
+        }
+        return cm;
     }
 
     @Override
@@ -434,6 +476,11 @@ public final class RdmaCoreDevice implements VerbsDevice {
             return;
         }
         closed = true;
+        synchronized (this) {
+            if (cm != null) {
+                cm.shutdown();
+            }
+        }
         try {
             events.join(5L * POLL_MS + 1000);
         } catch (InterruptedException e) {

@@ -11,9 +11,9 @@ import io.vibridge.verbs.VerbsProvider;
  * layouts pass {@link RdmaCoreCheck} and a device has a GID for the configured address (or the {@code device}
  * option names one); otherwise {@link #availability} says why in one line. Capabilities: OUT_OF_BAND_CONNECT on
  * IB/RoCE devices (not iWARP), CQ_MODERATION where the device has ibv_modify_cq; never REMOTE_ACCESS_HANDLER (the
- * HCA executes inbound RDMA itself); no CM capability: librdmacm is not bound yet
- * ({@link RdmaCoreDevice#connectionManager()} throws), so automatic selection (no provider named) passes over it
- * and says so; name it to use it.
+ * HCA executes inbound RDMA itself); no CM capability: its CM ({@link RdmaCoreConnectionManager}) is rdma_cm's,
+ * 56 REQ private data bytes and port-space Service IDs only. Automatic selection (no provider named) passes over it
+ * and says so until the gateway is proven on it; name it to use it.
  */
 public final class RdmaCoreProvider implements VerbsProvider {
     public static final String NAME = "rdma-core";
@@ -48,8 +48,8 @@ public final class RdmaCoreProvider implements VerbsProvider {
     }
 
     /**
-     * Only when named, until its connection manager over librdmacm exists: a gateway on automatic selection keeps a
-     * provider with a CM (soft) rather than open a device it cannot connect on.
+     * Only when named, until the gateway is proven on it: a gateway on automatic selection keeps the provider it
+     * had rather than move to one it was never run on.
      */
     @Override
     public boolean selectedAutomatically() {

@@ -66,6 +66,8 @@ final class RdmaCoreQueuePair implements QueuePair {
     private final MemorySegment recvSge;
     private final MemorySegment recvBad;
     private volatile int pathMtu;
+    /** The state of the last successful ibv_modify_qp (iWARP's only source: see {@link #state(int)}). */
+    private volatile QpState tracked = QpState.RESET;
     private volatile boolean closed;
     private volatile String asyncError;
 
@@ -147,6 +149,10 @@ final class RdmaCoreQueuePair implements QueuePair {
                 throw new VerbsException("ibv_modify_qp(QP " + qpNum + " -> " + what + ") on " + device.name() + ": "
                         + Ibv.strerror(Math.abs(rc)));
             }
+            if ((mask & IBV_QP_STATE) != 0) {
+                int st = attr.get(JAVA_INT, IbvLayouts.QPA_STATE);
+                tracked = st >= 0 && st < QpState.values().length ? QpState.values()[st] : QpState.ERROR;
+            }
         } catch (VerbsException e) {
             throw e;
         } catch (Throwable t) {
@@ -174,10 +180,13 @@ final class RdmaCoreQueuePair implements QueuePair {
     }
 
     private QpState state(int ibv) {
+        if (device.iwarp()) {
+            // siw_query_qp (Linux 6.1 siw_verbs.c) fills no qp_state (it reads RESET whatever the state): the
+            // state we moved the QP to is the best there is
+            return tracked;
+        }
         QpState[] v = QpState.values();            // same order as enum ibv_qp_state (RESET..ERR)
-        QpState st = ibv >= 0 && ibv < v.length ? v[ibv] : QpState.ERROR;
-        // siw keeps RESET and INIT as one state, IDLE, which it reports as RESET (siw_verbs.c): ours are INIT
-        return st == QpState.RESET && device.iwarp() ? QpState.INIT : st;
+        return ibv >= 0 && ibv < v.length ? v[ibv] : QpState.ERROR;
     }
 
     @Override
@@ -200,6 +209,9 @@ final class RdmaCoreQueuePair implements QueuePair {
         if (closed) {
             return QpInfo.basic(qpNum, QpState.ERROR, pathMtu);
         }
+        if (device.iwarp()) {                      // siw_query_qp fills no state, PSNs or peer QPN
+            return QpInfo.basic(qpNum, tracked, pathMtu);
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment q = query(a);
             int st = q.get(JAVA_INT, IbvLayouts.QPA_STATE);
@@ -219,6 +231,10 @@ final class RdmaCoreQueuePair implements QueuePair {
                 throw new VerbsException("queue pair " + qpNum + " is closed");
             }
             ours(wr.local);
+            if (wr.opcode.hasImmediate() && device.iwarp()) {
+                throw new UnsupportedOperationException(device.name() + " is an iWARP device: RDMAP carries no "
+                        + "immediate data (" + wr.opcode + ")");
+            }
             encodeSend(sendWr, sendSge, wr);
             try {
                 rc = (int) Ibv.FP_POST.invokeExact(device.postSend, qp, sendWr, sendBad);
@@ -341,6 +357,15 @@ final class RdmaCoreQueuePair implements QueuePair {
         }
     }
 
+    /** ibv_modify_qp with attributes someone else computed (rdma_init_qp_attr). */
+    void apply(MemorySegment attr, int mask, String what) {
+        modify(what, a -> MemorySegment.copy(attr, 0, a, 0, IbvLayouts.QP_ATTR.byteSize()), mask);
+    }
+
+    void pathMtu(int bytes) {
+        pathMtu = bytes;
+    }
+
     @Override
     public void toError() {
         if (closed) {
@@ -352,6 +377,14 @@ final class RdmaCoreQueuePair implements QueuePair {
     /** An async event on this QP (QP_FATAL, REQ_ERR, ACCESS_ERR...): kept for {@link #toString}. */
     void asyncEvent(String name) {
         asyncError = name;
+        if (!name.equals("COMM_EST") && !name.equals("QP_LAST_WQE_REACHED")) {
+            tracked = QpState.ERROR;                 // QP_FATAL, REQ_ERR, ACCESS_ERR: the QP is in error
+        }
+    }
+
+    /** An iWARP QP the iWARP CM moved to RTS (rdma_accept / ESTABLISHED). */
+    void established() {
+        tracked = QpState.RTS;
     }
 
     @Override
