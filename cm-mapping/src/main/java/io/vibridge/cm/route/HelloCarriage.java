@@ -13,8 +13,8 @@ import java.util.Locale;
  * <p>A CM that passes the application all 92 bytes (the raw IB CM: the soft provider; rdma_cm with AF_IB)
  * carries the seed-001 Hello whole. rdma_cm with IP addressing over InfiniBand and RoCE writes librdmacm's
  * 36-byte CMA header first and leaves 56 bytes (IB-WIRE-REFERENCE §6.2): there the short Hello follows the
- * header, and the Service ID must be one of rdma_cm's port spaces (the seed's {@code iwarp} IDs are its IPoIB
- * port space, 0x0002).
+ * header, and the Service ID must be one of rdma_cm's RC port spaces, TCP or IB ({@code service-id = rdma-cm}; the
+ * seed's {@code iwarp} IDs are numerically its IPoIB port space, which is UD only).
  */
 public enum HelloCarriage {
     /** {@link #WHOLE} where the CM passes 92 bytes, {@link #CMA_HEADER} where it writes the CMA header itself. */

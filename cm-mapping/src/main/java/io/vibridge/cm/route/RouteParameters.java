@@ -18,8 +18,7 @@ import io.vibridge.cm.serviceid.ServiceIdScheme;
  *   <li>{@code cm-format = rdma-cm} needs {@code service-id = rdma-cm} and {@code flowc = 1}
  *       (CM-MAPPING §5).</li>
  *   <li>{@code hello-carriage} other than {@code auto} only with {@code cm-format = hello}; {@code cma-header}
- *       needs a Service ID in one of rdma_cm's port spaces, {@code iwarp} (IPoIB, 0x0002) or {@code rdma-cm}
- *       (CM-MAPPING §2.1).</li>
+ *       needs {@code service-id = rdma-cm}, one of rdma_cm's RC port spaces (CM-MAPPING §2.1).</li>
  *   <li>{@code receive-size} &gt; 0; {@code receive-buffers} in 1..65535 (bufs is 16 bits), and at
  *       least 3 with {@code flowc = 0} (see {@link FlowCredits}: fewer makes credit updates
  *       ping-pong).</li>
@@ -74,9 +73,9 @@ public record RouteParameters(
         if (helloCarriage != HelloCarriage.AUTO && cmFormat != CmFormat.HELLO) {
             throw new RouteConfigException("hello-carriage", "only applies to cm-format = hello");
         }
-        if (helloCarriage == HelloCarriage.CMA_HEADER && scheme == ServiceIdScheme.SDP) {
-            throw new RouteConfigException("hello-carriage", "cma-header needs a Service ID in an rdma_cm port space"
-                    + " (service-id = iwarp or rdma-cm), got sdp");
+        if (helloCarriage == HelloCarriage.CMA_HEADER && scheme != ServiceIdScheme.RDMA_CM) {
+            throw new RouteConfigException("hello-carriage", "cma-header needs service-id = rdma-cm (an rdma_cm RC port"
+                    + " space: TCP or IB), got " + scheme.configName());
         }
         if (scheme == ServiceIdScheme.RDMA_CM) {
             if (portSpace == null) {

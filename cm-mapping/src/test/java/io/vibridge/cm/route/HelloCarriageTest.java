@@ -98,7 +98,11 @@ class HelloCarriageTest {
         assertThat(HelloCarriage.WHOLE.resolve(true)).isEqualTo(HelloCarriage.WHOLE);
         assertThatThrownBy(() -> new RouteParameters(ServiceIdScheme.SDP, null, CmFormat.HELLO,
                 HelloCarriage.CMA_HEADER, FlowControl.APPLICATION, 4096, 8))
-                .isInstanceOf(RouteConfigException.class).hasMessageContaining("rdma_cm port space");
+                .isInstanceOf(RouteConfigException.class).hasMessageContaining("needs service-id = rdma-cm");
+        // the seed's iwarp IDs are numerically rdma_cm's IPoIB port space, which is UD only
+        assertThatThrownBy(() -> new RouteParameters(ServiceIdScheme.IWARP, null, CmFormat.HELLO,
+                HelloCarriage.CMA_HEADER, FlowControl.APPLICATION, 4096, 8))
+                .isInstanceOf(RouteConfigException.class).hasMessageContaining("got iwarp");
         assertThatThrownBy(() -> new RouteParameters(ServiceIdScheme.RDMA_CM, null, CmFormat.RDMA_CM,
                 HelloCarriage.WHOLE, FlowControl.APPLICATION, 4096, 8))
                 .isInstanceOf(RouteConfigException.class).hasMessageContaining("only applies to cm-format = hello");

@@ -79,7 +79,7 @@ class RouteTargetTest {
     @Test
     void theCmaHeaderCarriageOnARawCmIsTheHeaderNamingTheGatewayThenTheShortHello() {
         RouteTarget t = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 5000, new RouteParameters(
-                ServiceIdScheme.IWARP, null, CmFormat.HELLO, HelloCarriage.CMA_HEADER, FlowControl.TRANSPORT, 4096, 32));
+                ServiceIdScheme.RDMA_CM, null, CmFormat.HELLO, HelloCarriage.CMA_HEADER, FlowControl.TRANSPORT, 4096, 32));
         byte[] pd = t.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000,
                 InetAddress.ofLiteral("10.0.0.9"), 33000, false);
         assertThat(pd).isEqualTo(cat(new CmaHeader(33000, InetAddress.ofLiteral("10.0.0.9"),
@@ -87,8 +87,8 @@ class RouteTargetTest {
                 .toShortBytes()));
         // what a raw-CM target decodes: the client from the Hello, the target from the header
         assertThat(HelloCarriage.decodeRequest(pd, null)).isEqualTo(t.hello(InetAddress.ofLiteral("10.0.0.1"), 40000));
-        // the seed's iwarp Service ID is rdma_cm's IPoIB port space (0x0002): an rdma_cm listener answers it
-        assertThat(t.serviceId().value()).isEqualTo(0x0000_0000_0002_0000L + 5000);
+        // rdma_cm's TCP port space, where an rdma_cm RC listener on port 5000 answers
+        assertThat(t.serviceId().value()).isEqualTo(0x0000_0000_0106_0000L + 5000);
     }
 
     @Test

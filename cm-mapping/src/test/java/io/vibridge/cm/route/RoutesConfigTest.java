@@ -76,7 +76,8 @@ class RoutesConfigTest {
 
     @Test
     void helloCarriageIsReadAndCheckedWithItsKey() {
-        Routes routes = parse("routes = [ { match = a, target = \"10.1.2.3\", port = 1, hello-carriage = cma-header } ]");
+        Routes routes = parse("routes = [ { match = a, target = \"10.1.2.3\", port = 1, service-id = rdma-cm,"
+                + " hello-carriage = cma-header } ]");
         assertThat(routes.lookup("a").orElseThrow().target().parameters().helloCarriage())
                 .isEqualTo(HelloCarriage.CMA_HEADER);
         assertThatThrownBy(() -> parse("routes = [ { match = a, target = \"10.1.2.3\", port = 1, hello-carriage = half } ]"))

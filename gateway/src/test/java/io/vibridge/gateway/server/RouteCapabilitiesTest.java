@@ -60,7 +60,7 @@ class RouteCapabilitiesTest {
     void onRdmaCmTheWholeHelloIsRefusedAndTheOtherCarriagesPass() {
         // CM-MAPPING §2.1: rdma_cm with IP addressing leaves 56 bytes behind its CMA header
         String whole = "{ match = \"w\", target = \"127.0.0.3\", port = 5000, hello-carriage = whole }";
-        String cma = "{ match = \"m\", target = \"127.0.0.3\", port = 5000, hello-carriage = cma-header }";
+        String cma = "{ match = \"m\", target = \"127.0.0.3\", port = 5000, service-id = rdma-cm, hello-carriage = cma-header }";
         assertThatThrownBy(() -> RouteCapabilities.check(routes(HELLO, whole), ALL, "rdma-core", true, sid -> true))
                 .isInstanceOf(ConfigError.class)
                 .hasMessageContaining("routes[1]: route \"w\"").hasMessageContaining("56 behind its CMA header");
@@ -72,10 +72,14 @@ class RouteCapabilitiesTest {
 
     @Test
     void theCmSaysWhichServiceIdsItTakes() {
-        // rdma_cm's IPoIB port space is the seed's iwarp scheme (0x20000 + P): a CM that takes it serves hello routes
-        LongPredicate rdmaCm = sid -> sid >>> 16 == 0x0106 || sid >>> 16 == 0x0002;
-        assertThatCode(() -> RouteCapabilities.check(routes(HELLO, RDMA_CM), ALL, "rdma-core", true, rdmaCm))
+        // rdma_cm's RC port spaces (TCP, IB): a hello route there passes; the seed's iwarp IDs (its UD IPoIB space) do not
+        LongPredicate rdmaCm = sid -> sid >>> 16 == 0x0106 || sid >>> 16 == 0x013F;
+        String helloTcp = "{ match = \"t\", target = \"127.0.0.3\", port = 5000, service-id = rdma-cm }";
+        assertThatCode(() -> RouteCapabilities.check(routes(helloTcp, RDMA_CM), ALL, "rdma-core", true, rdmaCm))
                 .doesNotThrowAnyException();
+        assertThatThrownBy(() -> RouteCapabilities.check(routes(HELLO), ALL, "rdma-core", true, rdmaCm))
+                .isInstanceOf(ConfigError.class).hasMessageContaining("routes[0]: route \"a\"")
+                .hasMessageContaining("use service-id = rdma-cm");
         assertThatThrownBy(() -> RouteCapabilities.check(routes(HELLO_SDP_ID), ALL, "rdma-core", true, rdmaCm))
                 .isInstanceOf(ConfigError.class).hasMessageContaining("routes[0]: route \"c\"")
                 .hasMessageContaining("0x11d2f");

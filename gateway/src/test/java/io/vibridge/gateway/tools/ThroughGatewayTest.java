@@ -49,10 +49,10 @@ class ThroughGatewayTest {
                 + "{ match = \"demo-cma\", target = \"127.0.0.44\", port = 5000, service-id = rdma-cm, "
                 + "cm-format = rdma-cm, flowc = 1, receive-size = 65552, receive-buffers = 8 }\n"
                 // CM-MAPPING §2.1: the short Hello behind a CMA header the gateway writes, as rdma_cm would
-                + "{ match = \"demo-hello-cma\", target = \"127.0.0.44\", port = 5000, hello-carriage = cma-header, "
-                + "flowc = 0, receive-size = 65552, receive-buffers = 8 }\n"
-                + "{ match = \"demo-hello-cma-tcp\", target = \"127.0.0.44\", port = 5000, service-id = rdma-cm, "
-                + "hello-carriage = cma-header, flowc = 0, receive-size = 65552, receive-buffers = 8 } ]\n}";
+                + "{ match = \"demo-hello-cma\", target = \"127.0.0.44\", port = 5000, service-id = rdma-cm, "
+                + "hello-carriage = cma-header, flowc = 0, receive-size = 65552, receive-buffers = 8 }\n"
+                + "{ match = \"demo-hello-cma-fc1\", target = \"127.0.0.44\", port = 5000, service-id = rdma-cm, "
+                + "hello-carriage = cma-header, flowc = 1, receive-size = 65552, receive-buffers = 8 } ]\n}";
         gateway = GatewayServer.start(GatewayConfig.from(ConfigFactory.parseString(hocon)));
     }
 
@@ -82,7 +82,7 @@ class ThroughGatewayTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"demo-sdp", "demo-cma", "demo-hello-cma", "demo-hello-cma-tcp"})
+    @ValueSource(strings = {"demo-sdp", "demo-cma", "demo-hello-cma", "demo-hello-cma-fc1"})
     void ping_overSdpAndRdmaCmRoutes(String route) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int code = Ping.run(options(0, 1000).withDiscriminator(route), 3, Duration.ZERO,

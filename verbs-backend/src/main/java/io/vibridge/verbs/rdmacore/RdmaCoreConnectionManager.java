@@ -31,16 +31,16 @@ import org.slf4j.LoggerFactory;
  * caller's RNR timer, ACK timeout and MTU cap), then {@code rdma_establish} on the active side (librdmacm
  * cma.c: a CONNECT_RESPONSE instead of ESTABLISHED when the id has no QP). Events are read on one platform thread
  * per device ("rdmacore-cm-NAME", poll(2) on the channel fd), their private data copied before
- * {@code rdma_ack_cm_event}. Service IDs: rdma_cm's RC port spaces, {@code (ps << 16) | port} with ps TCP (0x0106),
- * IB (0x013F) or IPoIB (0x0002: the seed-001 {@code iwarp} IDs; Linux cma.c cma_get_service_id). Private data: what
+ * {@code rdma_ack_cm_event}. Service IDs: rdma_cm's RC port spaces, {@code (ps << 16) | port} with ps TCP (0x0106)
+ * or IB (0x013F) (Linux cma.c cma_get_service_id; IPoIB and UDP ids are UD, ucma.c ucma_get_qp_type). Private data: what
  * rdma_cm carries over IB/RoCE with IP addressing: 56 REQ bytes (its 36-byte CMA header takes the rest of the 92,
  * {@link #writesCmaHeader()}), 196 REP, 148 REJ.
  */
 final class RdmaCoreConnectionManager implements ConnectionManager {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaCoreConnectionManager.class);
     static final int REQ_PRIVATE_DATA_TCP_PS = 56;
-    /** The RC port spaces rdma_cm creates ids in (rdma_user_cm.h enum rdma_port_space). */
-    private static final int[] PORT_SPACES = {Rdmacm.RDMA_PS_TCP, Rdmacm.RDMA_PS_IB, Rdmacm.RDMA_PS_IPOIB};
+    /** The RC port spaces of rdma_cm (rdma_user_cm.h enum rdma_port_space; ucma.c ucma_get_qp_type). */
+    private static final int[] PORT_SPACES = {Rdmacm.RDMA_PS_TCP, Rdmacm.RDMA_PS_IB};
     private static final int RESOLVE_MS = 2000;
 
     final RdmaCoreDevice device;
@@ -110,7 +110,7 @@ final class RdmaCoreConnectionManager implements ConnectionManager {
     private int portSpace(long serviceId) {
         if (!takesServiceId(serviceId)) {
             throw new VerbsException("the rdma-core CM takes only rdma_cm port-space Service IDs (ps << 16 | port, ps "
-                    + "0x0106 TCP, 0x013F IB, 0x0002 IPoIB), not 0x" + Long.toHexString(serviceId));
+                    + "0x0106 TCP, 0x013F IB), not 0x" + Long.toHexString(serviceId));
         }
         return (int) (serviceId >>> 16);
     }

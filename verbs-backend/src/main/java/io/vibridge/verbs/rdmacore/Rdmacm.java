@@ -37,7 +37,6 @@ final class Rdmacm {
     static final long EVENT_SIZE = 80;
     static final int RDMA_PS_TCP = 0x0106;
     static final int RDMA_PS_IB = 0x013F;
-    static final int RDMA_PS_IPOIB = 0x0002;
 
     static final String REASON;
     static final MethodHandle CREATE_EVENT_CHANNEL;  // rdma_event_channel *(void)
