@@ -9,11 +9,11 @@ import io.vibridge.verbs.VerbsProvider;
  * The hardware provider over rdma-core's libibverbs.so.1 through {@link java.lang.foreign}: no native build of
  * ours, only the distribution's library and the device's user-space driver. Usable when the library binds, its
  * layouts pass {@link RdmaCoreCheck} and a device has a GID for the configured address (or the {@code device}
- * option names one); otherwise {@link #availability} says why in one line. Capabilities: OUT_OF_BAND_CONNECT on
- * IB/RoCE devices (not iWARP), CQ_MODERATION where the device has ibv_modify_cq; never REMOTE_ACCESS_HANDLER (the
- * HCA executes inbound RDMA itself); no CM capability: its CM ({@link RdmaCoreConnectionManager}) is rdma_cm's,
- * 56 REQ private data bytes and port-space Service IDs only. Automatic selection (no provider named) passes over it
- * and says so until the gateway is proven on it; name it to use it.
+ * option names one); otherwise {@link #availability} says why in one line. Capabilities: OUT_OF_BAND_CONNECT and
+ * CM_PRIVATE_DATA on IB/RoCE devices (not iWARP), CQ_MODERATION where the device has ibv_modify_cq; never
+ * REMOTE_ACCESS_HANDLER (the HCA executes inbound RDMA itself). Its CM ({@link RdmaCoreConnectionManager}) is
+ * rdma_cm's: 56 REQ private data bytes behind the CMA header, RC port-space Service IDs only. Automatic selection
+ * takes it when a device holds the configured address (the gateway runs on it over rxe0 in the interop VM).
  */
 public final class RdmaCoreProvider implements VerbsProvider {
     public static final String NAME = "rdma-core";
@@ -45,15 +45,6 @@ public final class RdmaCoreProvider implements VerbsProvider {
             return Availability.no(probe);
         }
         return Availability.ok();
-    }
-
-    /**
-     * Only when named, until the gateway is proven on it: a gateway on automatic selection keeps the provider it
-     * had rather than move to one it was never run on.
-     */
-    @Override
-    public boolean selectedAutomatically() {
-        return false;
     }
 
     @Override
