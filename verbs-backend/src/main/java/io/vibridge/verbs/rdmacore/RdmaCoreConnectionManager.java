@@ -94,7 +94,12 @@ final class RdmaCoreConnectionManager implements ConnectionManager {
 
     @Override
     public boolean takesServiceId(long serviceId) {
-        int ps = (int) (serviceId >>> 16);
+        return rcPortSpaceId(serviceId);
+    }
+
+    /** {@code (ps << 16) | port} with ps one of rdma_cm's RC port spaces. */
+    static boolean rcPortSpaceId(long serviceId) {
+        long ps = serviceId >>> 16;
         for (int p : PORT_SPACES) {
             if (p == ps) {
                 return true;
@@ -108,7 +113,7 @@ final class RdmaCoreConnectionManager implements ConnectionManager {
     }
 
     private int portSpace(long serviceId) {
-        if (!takesServiceId(serviceId)) {
+        if (!rcPortSpaceId(serviceId)) {
             throw new VerbsException("the rdma-core CM takes only rdma_cm port-space Service IDs (ps << 16 | port, ps "
                     + "0x0106 TCP, 0x013F IB), not 0x" + Long.toHexString(serviceId));
         }

@@ -4,9 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.vibridge.verbs.VerbsException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -15,10 +13,14 @@ import org.junit.jupiter.api.Test;
 /** The rdma_cm side's encodings: port-space Service IDs, struct rdma_conn_param, sockaddr_in (rdma_cma.h v44). */
 class CmEncodingTest {
     @Test
-    void onlyTcpPortSpaceServiceIds() {
+    void onlyRcPortSpaceServiceIds() {
         assertThat(RdmaCoreConnectionManager.port(0x0000000001061D2FL)).isEqualTo(7471);
-        assertThatThrownBy(() -> RdmaCoreConnectionManager.port(0x1000000000000001L))
-                .isInstanceOf(VerbsException.class).hasMessageContaining("0x000000000106xxxx");
+        assertThat(RdmaCoreConnectionManager.rcPortSpaceId(0x0000000001061D2FL)).as("TCP").isTrue();
+        assertThat(RdmaCoreConnectionManager.rcPortSpaceId(0x00000000013F1D2FL)).as("IB").isTrue();
+        // IPoIB (the seed's iwarp IDs) and UDP are UD port spaces; the rest is no port space at all
+        assertThat(RdmaCoreConnectionManager.rcPortSpaceId(0x0000000000021D2FL)).as("IPoIB").isFalse();
+        assertThat(RdmaCoreConnectionManager.rcPortSpaceId(0x0000000001111D2FL)).as("UDP").isFalse();
+        assertThat(RdmaCoreConnectionManager.rcPortSpaceId(0x1000000000000001L)).isFalse();
     }
 
     @Test
