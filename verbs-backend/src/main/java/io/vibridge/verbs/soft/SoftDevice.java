@@ -12,6 +12,7 @@ import io.vibridge.verbs.VerbsDevice;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.soft.cm.SoftConnectionManager;
 import io.vibridge.verbs.soft.port.RocePort;
+import io.vibridge.verbs.soft.port.SoftCounters;
 import io.vibridge.verbs.soft.resource.KeyTable;
 import io.vibridge.verbs.soft.resource.SoftCompletionQueue;
 import io.vibridge.verbs.soft.transport.QpTable;
@@ -211,7 +212,15 @@ public final class SoftDevice implements VerbsDevice, RocePort.Inbound {
         cm.shutdown();
         qps.errorAll();
         port.close();
-        LOG.info("soft device {} closed", name());
+        SoftCounters c = port.counters();
+        long icrc = c.icrcDrops.sum();
+        long malformed = c.malformedDrops.sum();
+        if (icrc + malformed == 0) {
+            LOG.info("soft device {} closed", name());
+        } else {                                            // the first thing to look at when a peer went unheard
+            LOG.info("soft device {} closed; dropped on receive: {} failing the ICRC check, {} malformed or for no QP",
+                    name(), icrc, malformed);
+        }
     }
 
     public boolean isClosed() {

@@ -92,7 +92,7 @@ public record SoftParams(int interfaceMtu, int maxPathMtu, UdpSocket.Offload udp
     /** Idle transmit batches kept (one is borrowed per thread sending at once). */
     public static final int IDLE_BATCHES = 64;
     /**
-     * A source sending this many packets valid for an expected IP ID, and none needing the any-ID fallback,
+     * A source sending this many packets valid for IP ID 0, and none needing the any-ID fallback,
      * gets the full ICRC check from then on (module README, "ICRC decision").
      */
     public static final int ICRC_STRICT_AFTER = 8;

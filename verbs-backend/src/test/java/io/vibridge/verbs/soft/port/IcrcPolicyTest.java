@@ -47,4 +47,31 @@ class IcrcPolicyTest {
         assertThat(verify(p, other, packet(other, 0))).isEqualTo(IcrcCheck.VALID);
         assertThat(verify(p, other, packet(other, 4001))).isEqualTo(IcrcCheck.VALID_SOME_IP_ID);   // permissive for good
     }
+
+    /**
+     * A kernel sender's IDs count up from a random start (Linux ip_idents_reserve): one that starts at 50
+     * sends fourteen IDs below 64 before 64. It must not be taken for one of our sockets (ID 0 only) and
+     * then lose every packet from ID 64 on, as rxe's READ requests once were in CI.
+     */
+    @Test
+    void aKernelCounterRunningThroughSmallIdsStaysAccepted() {
+        IcrcPolicy p = new IcrcPolicy(8);
+        for (int id = 50; id < 400; id++) {
+            assertThat(verify(p, SRC, packet(SRC, id))).as("IP ID %d", id).isNotEqualTo(IcrcCheck.INVALID);
+        }
+        for (int id = 65530; id < 65536 + 20; id++) {                 // and through the wrap, over 0
+            assertThat(verify(p, SRC, packet(SRC, id & 0xFFFF))).as("IP ID %d", id & 0xFFFF)
+                    .isNotEqualTo(IcrcCheck.INVALID);
+        }
+    }
+
+    @Test
+    void aGroupFromAKernelCounterAtZeroIsNoProofEither() {
+        IcrcPolicy p = new IcrcPolicy(3);
+        for (int k = 0; k < 8; k++) {                                  // GRO merged IDs 0..7: the k-th has ID k
+            ByteBuffer pkt = packet(SRC, k);
+            assertThat(p.verify(SRC, 4791, DST, 4791, pkt, pkt.capacity(), k)).isEqualTo(IcrcCheck.VALID);
+        }
+        assertThat(verify(p, SRC, packet(SRC, 9000))).isEqualTo(IcrcCheck.VALID_SOME_IP_ID);
+    }
 }
