@@ -141,7 +141,7 @@ public final class BridgeContext {
                 }
             }
             case AsyncEvent.DeviceFatal d -> {
-                LOG.error("InfiniBand device {} failed: {}; failing every bridged connection", device.name(), d.reason());
+                LOG.debug("InfiniBand device {} failed: {}; failing every bridged connection", device.name(), d.reason());
                 queuePairs.values().forEach(t -> t.asyncError("InfiniBand device failed: " + d.reason()));
             }
             case AsyncEvent.PortStateChange p -> {

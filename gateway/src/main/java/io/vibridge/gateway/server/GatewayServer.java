@@ -28,6 +28,7 @@ import io.vibridge.gateway.metrics.FrontEnd;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.ProcessMeters;
 import io.vibridge.gateway.metrics.RejectReason;
+import io.vibridge.verbs.AsyncEvent;
 import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.ConnectionManager;
 import io.vibridge.verbs.DeviceConfig;
@@ -42,6 +43,7 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import org.slf4j.Logger;
@@ -77,18 +79,21 @@ public final class GatewayServer implements AutoCloseable {
     private int adminPort;
     private volatile boolean ready;
     private volatile boolean closed;
+    /** Why the device was given up (AsyncEvent.DeviceFatal); null while it serves. */
+    private volatile String lostDevice;
+    private boolean verbsReleased;
     private long summaryTimer = -1;
     private long summaryOpened;
     private long summaryClosed;
 
-    private GatewayServer(GatewayConfig config, Vertx vertx, boolean ownsVertx) {
+    private GatewayServer(GatewayConfig config, Vertx vertx, boolean ownsVertx, Function<DeviceConfig, VerbsDevice> opener) {
         this.config = config;
         this.vertx = vertx;
         this.ownsVertx = ownsVertx;
         GatewayConfig.Infiniband ib = config.infiniband();
         DeviceConfig dc = ib.deviceConfig(ib.address(), ib.provider());
         try {
-            device = Verbs.open(dc);
+            device = opener.apply(dc);
         } catch (VerbsException e) {
             throw new StartupError("cannot open the InfiniBand device at " + ib.address().getHostAddress()
                     + " (infiniband.address, infiniband.provider = " + ib.provider() + "): " + e.getMessage(), e);
@@ -137,7 +142,7 @@ public final class GatewayServer implements AutoCloseable {
                 TimeUnit.MILLISECONDS.toNanos(SUMMARY_MILLIS));
         registerDeviceMeters(metrics);
         Context asyncEvents = vertx.getOrCreateContext();
-        device.onAsyncEvent(shared::onAsyncEvent, r -> asyncEvents.runOnContext(v -> r.run()));
+        device.onAsyncEvent(this::onAsyncEvent, r -> asyncEvents.runOnContext(v -> r.run()));
         if (!device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER) || !ib.cutThrough()) {
             log.warn("{}: target-initiated RDMA WRITE/READ aimed at a client's memory (cut-through) is not carried: the "
                     + "target's operation fails with a remote access error and its connection closes",
@@ -175,7 +180,17 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     public static GatewayServer start(GatewayConfig config, Vertx vertx, boolean ownsVertx) {
-        GatewayServer s = new GatewayServer(config, vertx, ownsVertx);
+        return start(config, vertx, ownsVertx, Verbs::open);
+    }
+
+    /** As {@link #start(GatewayConfig)}, with the device {@code opener} opens for the configuration's (embedding, tests). */
+    public static GatewayServer start(GatewayConfig config, Function<DeviceConfig, VerbsDevice> opener) {
+        return start(config, EventLoops.create(config.transport()), true, opener);
+    }
+
+    private static GatewayServer start(GatewayConfig config, Vertx vertx, boolean ownsVertx,
+                                       Function<DeviceConfig, VerbsDevice> opener) {
+        GatewayServer s = new GatewayServer(config, vertx, ownsVertx, opener);
         try {
             s.bind();
         } catch (RuntimeException e) {
@@ -531,6 +546,62 @@ public final class GatewayServer implements AutoCloseable {
                 log.debug("vertx close: {}", e.toString());
             }
         }
+        releaseVerbs();
+        processMeters.close();
+        log.info("gateway stopped");
+    }
+
+    /** The device's events: to the bridges (BridgeContext), and a failed or removed device ends this gateway's service. */
+    private void onAsyncEvent(AsyncEvent event) {
+        shared.onAsyncEvent(event);
+        if (event instanceof AsyncEvent.DeviceFatal fatal) {
+            deviceLost(fatal.reason());
+        }
+    }
+
+    /**
+     * The device failed or is being removed; BridgeContext has failed its bridges. The gateway stops being ready
+     * (new connections are closed at accept, /ready answers 503) and, once the bridges have let go (bounded as at
+     * shutdown), closes the device: a removal waits for that on drivers without disassociate_ucontext, rxe and siw
+     * among them (Linux uverbs_main.c ib_uverbs_remove_one). The process keeps running, for the operator to see why.
+     */
+    private void deviceLost(String reason) {
+        if (lostDevice != null || closed) {
+            return;
+        }
+        lostDevice = reason;
+        ready = false;
+        log.error("InfiniBand device {} lost ({}): its connections fail, new ones are refused and /ready answers 503 "
+                + "until the gateway is restarted with a working device", device.name(), reason);
+        Thread.ofPlatform().daemon().name("vibridge-device-release").start(() -> {
+            long deadline = System.nanoTime() + config.shutdownGrace().toNanos();
+            while (anyBridge() && System.nanoTime() < deadline) {
+                sleep(20);
+            }
+            shared.bridges().forEach(BridgedConnection::forceCloseAsync);
+            shared.iwarpBridges().forEach(IwarpBridge::forceCloseAsync);
+            long hard = System.nanoTime() + 2_000_000_000L;
+            while (anyBridge() && System.nanoTime() < hard) {
+                sleep(20);
+            }
+            releaseVerbs();
+            log.info("InfiniBand device {} closed after its loss", device.name());
+        });
+    }
+
+    /** Why the device was given up (a failure or removal), or null while it serves. */
+    public String lostDevice() {
+        return lostDevice;
+    }
+
+    /** Staging memory, protection domain, device: once, at close or after the device's loss. */
+    private void releaseVerbs() {
+        synchronized (this) {
+            if (verbsReleased) {
+                return;
+            }
+            verbsReleased = true;
+        }
         try {
             pool.close();
             pd.close();
@@ -538,8 +609,6 @@ public final class GatewayServer implements AutoCloseable {
             log.debug("verbs close: {}", e.toString());
         }
         device.close();
-        processMeters.close();
-        log.info("gateway stopped");
     }
 
     private static void sleep(long ms) {

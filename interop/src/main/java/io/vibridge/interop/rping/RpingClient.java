@@ -118,16 +118,18 @@ public final class RpingClient extends RpingPeer {
                 : ThreadLocalRandom.current().nextInt(EPHEMERAL_FIRST, EPHEMERAL_LAST + 1);
         CmParameters cm = s.cm();
         int mtu = cm.pathMtu() == 0 ? device.maxPathMtu() : cm.pathMtu();
-        byte[] privateData = requestPrivateData(device.address(), srcPort, s.server());
+        // rdma-core's CM is librdmacm, which writes the CMA header (with a source port of its choosing) itself
+        boolean kernelCm = device.connectionManager().writesCmaHeader();
+        byte[] privateData = kernelCm ? new byte[0] : requestPrivateData(device.address(), srcPort, s.server());
         ConnectParams p = new ConnectParams(s.server(), sid, privateData, CmParameters.RESPONDER_RESOURCES,
                 CmParameters.INITIATOR_DEPTH, cm.retryCount(), cm.rnrRetryCount(), cm.localAckTimeout(),
                 cm.cmResponseTimeout(), cm.maxCmRetries(), mtu, cm.minRnrTimer());
         out.printf(Locale.ROOT, "rping client: device %s -> server %s port %d (Service ID 0x%016x), %d pings of %d "
                         + "bytes, validate %s%n", device.address().getHostAddress(), s.server().getHostAddress(),
                 s.port(), sid, s.count(), s.size(), s.validate() ? "on" : "off");
-        out.printf(Locale.ROOT, "CM REQ: CMA header src %s port %d dst %s; responder resources %d, initiator depth "
+        out.printf(Locale.ROOT, "CM REQ: CMA header src %s port %s dst %s; responder resources %d, initiator depth "
                         + "%d, retry %d, rnr retry %d, path MTU %d, QPN 0x%06x%n", device.address().getHostAddress(),
-                srcPort, s.server().getHostAddress(), p.responderResources(), p.initiatorDepth(), p.retryCount(),
+                kernelCm ? "(rdma_cm's)" : Integer.toString(srcPort), s.server().getHostAddress(), p.responderResources(), p.initiatorDepth(), p.retryCount(),
                 p.rnrRetryCount(), mtu, r.qp.qpNum());
         r.postRecv();                                      // rping_run_client posts recv_buf before connecting
         id = device.connectionManager().connect(p, r.qp, r.events, null);

@@ -76,11 +76,14 @@ public final class RpingServer extends RpingPeer implements AutoCloseable {
 
     private final Settings s;
     private final ConnectionManager.CmListener listener;
+    /** The provider's CM is the kernel's rdma_cm (rdma-core), which writes and checks the CMA header itself. */
+    private final boolean kernelCm;
     private int iterations;
     static final java.time.Duration LAST_DISCONNECT_WAIT = java.time.Duration.ofSeconds(5);
     private int validated;
 
     private RpingServer(VerbsDevice device, Settings s, RpingResources r, Deadline deadline, PrintStream out) {
+        this.kernelCm = device.connectionManager().writesCmaHeader();
         super(r, deadline, out, s.debug());
         this.s = s;
         long sid = serviceId(s.port());
@@ -151,11 +154,35 @@ public final class RpingServer extends RpingPeer implements AutoCloseable {
         }
     }
 
-    /**
-     * Checks the REQ as Linux's passive rdma_cm does before it reports it (cma.c cma_ib_req_handler,
-     * cma_save_ip_info, validate_net_dev), then rping_accept: {@code rdma_accept(id, NULL)}.
-     */
+    /** The REQ's checks (ours, or the kernel's rdma_cm's), then rping_accept: {@code rdma_accept(id, NULL)}. */
     private void accept(CmEvent.ConnectRequest req) throws InteropFailure {
+        if (kernelCm) {
+            // librdmacm checked the CMA header and hands over what follows it: rping's REQ carries nothing more
+            out.printf(Locale.ROOT, "connect request from %s (CMA header checked by rdma_cm); responder resources "
+                    + "%d, initiator depth %d%n", req.source().getHostAddress(), req.responderResources(),
+                    req.initiatorDepth());
+        } else {
+            checkCmaHeader(req);
+        }
+        if (req.responderResources() == 0) {
+            req.id().reject(new byte[0]);
+            throw new InteropFailure("the client grants no RDMA READ (responder resources 0): rping's server READs");
+        }
+        id = req.id();
+        // librdmacm rdma_accept(id, NULL): responder resources = the REQ's initiator depth, initiator depth = its
+        // responder resources (each capped by the device), retry and RNR retry 7; no private data
+        AcceptParams p = new AcceptParams(new byte[0], Math.min(req.initiatorDepth(), MAX_RD_ATOMIC),
+                Math.min(req.responderResources(), MAX_RD_ATOMIC), CmParameters.RNR_RETRY_COUNT, s.minRnrTimer());
+        id.accept(r.qp, p);
+        out.printf(Locale.ROOT, "accepted: QPN 0x%06x, responder resources %d, initiator depth %d, path MTU %d%n",
+                r.qp.qpNum(), p.responderResources(), p.initiatorDepth(), r.qp.pathMtu());
+    }
+
+    /**
+     * Checks the REQ's CMA header as Linux's passive rdma_cm does before it reports it (cma.c
+     * cma_ib_req_handler, cma_save_ip_info, validate_net_dev): our soft CM leaves that to us.
+     */
+    private void checkCmaHeader(CmEvent.ConnectRequest req) throws InteropFailure {
         CmaHeader h;
         try {
             h = CmaHeader.fromBytes(req.privateData());
@@ -180,18 +207,6 @@ public final class RpingServer extends RpingPeer implements AutoCloseable {
             throw new InteropFailure("the CMA header's source " + h.sourceAddress().getHostAddress() + " is not the "
                     + "REQ's sender " + req.source().getHostAddress() + " (Linux rdma_cm rejects such a REQ, REJ 28)");
         }
-        if (req.responderResources() == 0) {
-            req.id().reject(new byte[0]);
-            throw new InteropFailure("the client grants no RDMA READ (responder resources 0): rping's server READs");
-        }
-        id = req.id();
-        // librdmacm rdma_accept(id, NULL): responder resources = the REQ's initiator depth, initiator depth = its
-        // responder resources (each capped by the device), retry and RNR retry 7; no private data
-        AcceptParams p = new AcceptParams(new byte[0], Math.min(req.initiatorDepth(), MAX_RD_ATOMIC),
-                Math.min(req.responderResources(), MAX_RD_ATOMIC), CmParameters.RNR_RETRY_COUNT, s.minRnrTimer());
-        id.accept(r.qp, p);
-        out.printf(Locale.ROOT, "accepted: QPN 0x%06x, responder resources %d, initiator depth %d, path MTU %d%n",
-                r.qp.qpNum(), p.responderResources(), p.initiatorDepth(), r.qp.pathMtu());
     }
 
     /** rping_accept's {@code sem_wait}: ESTABLISHED (RTU), or the client's first SEND, which establishes too. */

@@ -284,6 +284,10 @@ final class RdmaCoreConnectionManager implements ConnectionManager {
             c.deliver(new CmEvent.ConnectRequest(c, source, l.serviceId(), data, init, resp));
             return;
         }
+        if (type == RdmaCoreCmId.DEVICE_REMOVAL) {                 // on every id, the listeners' too
+            device.failed("device removal (RDMA_CM_EVENT_DEVICE_REMOVAL)", "rdma_cm reports the device's removal: "
+                    + "its connections fail, and it must be closed before the kernel can finish");
+        }
         RdmaCoreCmId c = ids.get(id.address());
         if (c == null) {
             LOG.debug("rdma-core CM {}: {} for an unknown id", device.name(), Rdmacm.eventName(type));

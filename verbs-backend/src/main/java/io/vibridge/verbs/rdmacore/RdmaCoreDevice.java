@@ -236,10 +236,9 @@ public final class RdmaCoreDevice implements VerbsDevice {
                     asyncEvent(event);
                 }
                 if (((compRev | asyncRev) & ~POLLIN) != 0) {      // POLLERR/POLLHUP/POLLNVAL: device gone
-                    fatal = "its event descriptors report an error (device removed?)";
-                    LOG.error("rdma-core {}: event descriptors report an error (revents 0x{}/0x{}): device removed? "
-                            + "no more CQ or async events", opened.name(), Integer.toHexString(compRev),
-                            Integer.toHexString(asyncRev));
+                    failed("its event descriptors report an error (device removed?)", "event descriptors report an "
+                            + "error (revents 0x" + Integer.toHexString(compRev) + "/0x" + Integer.toHexString(asyncRev)
+                            + "): device removed? no more CQ or async events");
                     return;
                 }
             }
@@ -294,11 +293,7 @@ public final class RdmaCoreDevice implements VerbsDevice {
                     }));
                 }
             }
-            case 8 -> {
-                fatal = "IBV_EVENT_DEVICE_FATAL";
-                LOG.error("rdma-core {}: async event DEVICE_FATAL: the device is unusable", opened.name());
-                raise(new AsyncEvent.DeviceFatal("IBV_EVENT_DEVICE_FATAL on " + opened.name()));
-            }
+            case 8 -> failed("IBV_EVENT_DEVICE_FATAL", "async event DEVICE_FATAL: the device is unusable");
             case 9, 10 -> {
                 LOG.warn("rdma-core {}: async event {} on port {}", opened.name(), name, portNum);
                 raise(new AsyncEvent.PortStateChange(portNum, type == 9));
@@ -309,6 +304,21 @@ public final class RdmaCoreDevice implements VerbsDevice {
             }
             default -> LOG.info("rdma-core {}: async event {}", opened.name(), name);
         }
+    }
+
+    /**
+     * The device failed or is being removed: raised once as {@link AsyncEvent.DeviceFatal}. A removal reaches
+     * us through rdma_cm (RDMA_CM_EVENT_DEVICE_REMOVAL on every id): a driver without disassociate_ucontext,
+     * rxe or siw, raises no async event and the kernel waits for every process to close the device (Linux
+     * uverbs_main.c ib_uverbs_remove_one), so the user of this device must close it.
+     */
+    synchronized void failed(String cause, String line) {
+        if (fatal != null) {
+            return;
+        }
+        fatal = cause;
+        LOG.error("rdma-core {}: {}", opened.name(), line);
+        raise(new AsyncEvent.DeviceFatal(cause + " on " + opened.name()));
     }
 
     /** The handler of {@link #onAsyncEvent}, with its executor; null: nobody listens. */
