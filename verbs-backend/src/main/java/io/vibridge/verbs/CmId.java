@@ -22,4 +22,13 @@ public interface CmId {
 
     /** Sends DREQ (QP to ERROR); {@link CmEvent.Disconnected} then {@link CmEvent.TimewaitExit} follow. */
     void disconnect();
+
+    /**
+     * True from the moment the peer's DREQ (or its REJ, or the device's removal) reached the CM, which moves the QP to
+     * ERROR itself before {@link CmEvent.Disconnected} is delivered: a consumer that sees its work flush first can
+     * tell the peer's disconnect from the device's own error. False where the provider cannot tell.
+     */
+    default boolean peerDisconnected() {
+        return false;
+    }
 }

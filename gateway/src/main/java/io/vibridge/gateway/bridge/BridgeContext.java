@@ -131,8 +131,7 @@ public final class BridgeContext {
                     return;
                 }
                 if (e.cause() == AsyncEvent.QpErrorCause.ACCESS_VIOLATION && !t.cutThrough()) {
-                    metrics.targetRdmaRefused();
-                    t.asyncError("the target RDMA-accessed the client's memory (cut-through), which the gateway does "
+                    t.targetRdmaRefused("the target RDMA-accessed the client's memory (cut-through), which the gateway does "
                             + "not carry on verbs provider " + device.providerName()
                             + (config.infiniband().cutThrough() ? "" : " (infiniband.cut-through = off)")
                             + ": the target's operation failed with a remote access error");

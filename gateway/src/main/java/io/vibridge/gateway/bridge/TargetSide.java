@@ -26,6 +26,7 @@ import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
 import io.vibridge.verbs.WrOpcode;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 
 /**
@@ -113,6 +114,10 @@ final class TargetSide {
     private boolean down;
     private boolean disconnectSent;
     private boolean closed;
+    /** A work request of ours failed (not flushed), or the queue pair's ERROR was already reported. */
+    private boolean ownFailure;
+    /** The refusal of the target's RDMA was counted (the async event and the flush may both tell). */
+    private final AtomicBoolean refusalCounted = new AtomicBoolean();
     /** A completion arrived since the last keepalive tick. */
     private boolean active;
     private final BridgeContext shared;
@@ -341,6 +346,7 @@ final class TargetSide {
         boolean control = kind == Work.CREDIT || kind == Work.PROBE;
         if (wc.status != WcStatus.SUCCESS) {
             if (wc.status != WcStatus.WR_FLUSH_ERROR) {
+                ownFailure = true;
                 log.info("conn {} InfiniBand {} failed: {}", connId, kind.description, wc.status);
                 if (!control && slots.op[l] != Op.NONE) {
                     events.clientMessageFailed(l, wc.status);
@@ -384,6 +390,9 @@ final class TargetSide {
             case FAILED -> {
                 if (wc.status != WcStatus.WR_FLUSH_ERROR) {
                     events.failed(wc.status);
+                } else if (!cutThrough && up && !down && !disconnectSent && !closed && !ownFailure
+                        && !(cmId != null && cmId.peerDisconnected())) {
+                    flushedByTheDevice();
                 }
             }
             case WRITE_WITH_IMMEDIATE -> {
@@ -472,6 +481,39 @@ final class TargetSide {
                 }
             }
         }
+    }
+
+    /**
+     * A receive flushed while the connection was up and neither side had ended it, and no work request of ours
+     * failed: the device moved the queue pair to ERROR as a responder (IBA 9.9.3, class C: an R_Key, access or
+     * request error in one of the target's requests), and Linux 6.1's rxe raises no async event for it. Without
+     * cut-through that is, in practice, the target RDMA-accessing the client's memory: said at once, counted as the
+     * async event would have been, rather than left to the target's disconnect.
+     */
+    private void flushedByTheDevice() {
+        refused("the InfiniBand queue pair went to ERROR with no failed work request of the gateway's: the device "
+                + "refused a request of the target's, in practice its RDMA to the client's memory (cut-through), which "
+                + "the gateway does not carry on verbs provider " + shared.device.providerName());
+    }
+
+    /**
+     * The device's async event says the target RDMA-accessed the client's memory, not carried here (any thread):
+     * counted at once, unless the queue pair's flush told first, and the connection fails unless it is ending.
+     */
+    void targetRdmaRefused(String why) {
+        if (refusalCounted.compareAndSet(false, true)) {
+            shared.metrics().targetRdmaRefused();
+        }
+        asyncError(why);
+    }
+
+    /** Once per connection, whichever tells first (the async event or the queue pair's flush): counted, and the end. */
+    private void refused(String why) {
+        ownFailure = true;
+        if (refusalCounted.compareAndSet(false, true)) {
+            shared.metrics().targetRdmaRefused();
+        }
+        events.failed(why);
     }
 
     /**

@@ -10,24 +10,14 @@ import io.vibridge.gateway.demo.TargetConfig;
 import io.vibridge.gateway.demo.TargetService;
 import io.vibridge.gateway.demo.control.Control;
 import io.vibridge.gateway.server.GatewayServer;
-import io.vibridge.verbs.AsyncEvent;
-import io.vibridge.verbs.Capability;
-import io.vibridge.verbs.CompletionQueue;
-import io.vibridge.verbs.ConnectionManager;
-import io.vibridge.verbs.DeviceCounters;
-import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.Verbs;
-import io.vibridge.verbs.VerbsDevice;
 import io.vibridge.vitcp.provider.ViException;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,7 +33,7 @@ import org.junit.jupiter.api.Timeout;
 class DeviceLostTest {
     private TargetService target;
     private GatewayServer gateway;
-    private FailingDevice device;
+    private ForwardingDevice device;
 
     @AfterEach
     void stop() {
@@ -67,7 +57,7 @@ class DeviceLostTest {
                 shutdown-grace = 2s
                 routes = [ { match = "demo", target = "127.0.0.152", port = 5000, flowc = 1,
                              receive-size = 65552, receive-buffers = 8 } ] }""")),
-                dc -> device = new FailingDevice(Verbs.open(dc)));
+                dc -> device = new ForwardingDevice(Verbs.open(dc), false));
         ViClientOptions o = new ViClientOptions(new InetSocketAddress("127.0.0.1", gateway.port()), "demo",
                 ReliabilityLevel.RELIABLE_RECEPTION, true, null, 4096, 4, 4, Duration.ofSeconds(20));
         try (ViClient c = ViClient.open(o)) {
@@ -85,86 +75,6 @@ class DeviceLostTest {
                 .isEqualTo(1.0);
         try (ViClient again = ViClient.open(o)) {
             assertThatThrownBy(again::connect).as("a new connection after the loss").isInstanceOf(ViException.class);
-        }
-    }
-
-    /** The soft device, passed through, with {@link #fail} raising DeviceFatal as a provider does. */
-    private static final class FailingDevice implements VerbsDevice {
-        private final VerbsDevice d;
-        private volatile Consumer<AsyncEvent> handler;
-        private volatile Executor executor;
-        final CountDownLatch closed = new CountDownLatch(1);
-
-        FailingDevice(VerbsDevice d) {
-            this.d = d;
-        }
-
-        void fail(String reason) {
-            Consumer<AsyncEvent> h = handler;
-            executor.execute(() -> h.accept(new AsyncEvent.DeviceFatal(reason)));
-        }
-
-        @Override
-        public void onAsyncEvent(Consumer<AsyncEvent> handler, Executor executor) {
-            this.handler = handler;
-            this.executor = executor;
-            d.onAsyncEvent(handler, executor);
-        }
-
-        @Override
-        public void close() {
-            d.close();
-            closed.countDown();
-        }
-
-        @Override
-        public String providerName() {
-            return d.providerName();
-        }
-
-        @Override
-        public String name() {
-            return d.name();
-        }
-
-        @Override
-        public InetAddress address() {
-            return d.address();
-        }
-
-        @Override
-        public byte[] gid() {
-            return d.gid();
-        }
-
-        @Override
-        public Set<Capability> capabilities() {
-            return d.capabilities();
-        }
-
-        @Override
-        public ProtectionDomain allocateProtectionDomain() {
-            return d.allocateProtectionDomain();
-        }
-
-        @Override
-        public CompletionQueue createCompletionQueue(int capacity) {
-            return d.createCompletionQueue(capacity);
-        }
-
-        @Override
-        public ConnectionManager connectionManager() {
-            return d.connectionManager();
-        }
-
-        @Override
-        public DeviceCounters counters() {
-            return d.counters();
-        }
-
-        @Override
-        public int maxPathMtu() {
-            return d.maxPathMtu();
         }
     }
 }

@@ -72,4 +72,37 @@ class NoCutThroughTest {
         assertThat(gateway.registry().get("vibridge.ib.async.events").tag("event", "qp_access_error").counter().count())
                 .isEqualTo(1.0);
     }
+
+    /**
+     * A device that raises no async event for it (Linux 6.1's rxe, seen in the VM): the gateway's queue pair goes to
+     * ERROR and flushes its receives with nothing of ours failed, which says the same at once.
+     */
+    @Test
+    void withoutTheAsyncEventTheQueuePairsOwnErrorSaysIt() throws Exception {
+        GatewayServer silent = GatewayServer.start(GatewayConfig.from(ConfigFactory.parseString("""
+                vibridge.gateway { listen { host = "127.0.0.1", port = 0, rdmatcp-port = off }
+                admin { host = "127.0.0.1", port = 0 }
+                infiniband { provider = soft, address = "127.0.0.153", cut-through = off, local-ack-timeout = 14 }
+                staging { max-slots = 64 }
+                shutdown-grace = 2s
+                routes = [ { match = "demo", target = "127.0.0.146", port = 5000, flowc = 1,
+                             receive-size = 65552, receive-buffers = 8 } ] }""")),
+                dc -> new ForwardingDevice(io.vibridge.verbs.Verbs.open(dc), true));
+        try {
+            ViClientOptions o = new ViClientOptions(new InetSocketAddress("127.0.0.1", silent.port()), "demo",
+                    ReliabilityLevel.RELIABLE_RECEPTION, true, null, 65536, 8, 4, Duration.ofSeconds(30));
+            try (ViClient c = ViClient.open(o)) {
+                MemoryRegion mem = c.expose(1 << 20);
+                c.connect();
+                ByteBuffer w = ByteBuffer.allocate(20).putLong(0, mem.address(4096)).putInt(8, mem.handle())
+                        .putInt(12, 1000).putInt(16, 42);
+                assertThatThrownBy(() -> c.control(Control.WRITE_TO_PEER, w)).isNotNull();
+            }
+            assertThat(silent.registry().get("vibridge.target.rdma.refused").counter().count()).isEqualTo(1.0);
+            assertThat(silent.registry().get("vibridge.ib.async.events").tag("event", "qp_access_error").counter()
+                    .count()).isZero();
+        } finally {
+            silent.close();
+        }
+    }
 }

@@ -16,7 +16,11 @@ import java.util.stream.Collectors;
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp ... io.vibridge.verbs.conformance.ConformanceMain \
  *      --address 198.18.0.2 [--provider rdma-core] [--option device=rxe0]... [--only a,b] [--bench] [--cm-pairs]
- *      [--timeout-ms N]
+ *      [--timeout-ms N] [--af-ib]
+ * </pre>
+ * {@code --af-ib} (rdma-core): first reports what rdma_cm answers to native IB addressing on the device
+ * ({@link io.vibridge.verbs.rdmacore.AfIbProbe}).
+ * <pre>
  * </pre>
  * Exit 0 when nothing failed, 1 when a scenario failed, 2 for a usage error or a device that cannot be opened
  * (one line on stderr).
@@ -36,6 +40,7 @@ public final class ConformanceMain {
         Set<String> only = null;
         boolean bench = false;
         boolean cmPairs = false;
+        boolean afIb = false;
         long timeoutMs = 10_000;
         java.util.Map<String, String> options = new java.util.HashMap<>();
         try {
@@ -56,6 +61,7 @@ public final class ConformanceMain {
                             .collect(Collectors.toSet());
                     case "--bench" -> bench = true;
                     case "--cm-pairs" -> cmPairs = true;
+                    case "--af-ib" -> afIb = true;
                     case "--timeout-ms" -> timeoutMs = Long.parseLong(value(args, ++i, a));
                     default -> throw new IllegalArgumentException("unknown argument " + a);
                 }
@@ -79,6 +85,9 @@ public final class ConformanceMain {
         Predicate<String> filter = selected == null ? n -> true : selected::contains;
         try (device) {
             System.out.println("device " + device.providerName() + " " + device.name() + " " + device.properties());
+            if (afIb && "rdma-core".equals(device.providerName())) {
+                System.out.println(io.vibridge.verbs.rdmacore.AfIbProbe.run(device.gid()));
+            }
             VerbsConformance c = new VerbsConformance(device, System.out, timeoutMs);
             VerbsConformance.Result r = (cmPairs ? c.withCmPairs() : c).run(filter, bench);
             return r.failed() == 0 ? 0 : 1;

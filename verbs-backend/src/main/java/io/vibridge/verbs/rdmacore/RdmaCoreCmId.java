@@ -41,6 +41,8 @@ final class RdmaCoreCmId implements CmId {
     private final CmEventHandler handler;
     private final Executor executor;
     private volatile RdmaCoreQueuePair qp;
+    /** The peer's DREQ or the device's removal arrived (set before the QP goes to ERROR). */
+    private volatile boolean peerDisconnected;
     private ConnectParams params;
     private boolean destroyed;
     private boolean disconnected;
@@ -111,6 +113,7 @@ final class RdmaCoreCmId implements CmId {
                 finish();
             }
             case DISCONNECTED, DEVICE_REMOVAL -> {
+                peerDisconnected = true;                  // before the QP's flush can reach its consumer
                 RdmaCoreQueuePair q = qp;
                 if (q != null && q.state() != QpState.ERROR) {
                     q.toError();                          // the QP is not on the id: rdma_cm leaves it alone
@@ -327,5 +330,10 @@ final class RdmaCoreCmId implements CmId {
     @Override
     public String toString() {
         return "rdma-core cm id " + (active ? "active" : "passive") + " to " + remote;
+    }
+
+    @Override
+    public boolean peerDisconnected() {
+        return peerDisconnected;
     }
 }

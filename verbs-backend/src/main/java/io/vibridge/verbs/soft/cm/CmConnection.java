@@ -63,6 +63,8 @@ final class CmConnection implements CmId {
     ScheduledFuture<?> timer;
     /** System.nanoTime() at which TIMEWAIT ends. */
     long timewaitEnd;
+    /** The peer's DREQ or REJ arrived (set before the QP goes to ERROR). */
+    volatile boolean peerDisconnected;
 
     CmConnection(SoftConnectionManager cm, boolean active, InetAddress remote, long serviceId, CmEventHandler handler,
                  Executor executor) {
@@ -295,5 +297,10 @@ final class CmConnection implements CmId {
     public String toString() {
         return "CmId[" + Integer.toHexString(localCommId) + (active ? " active " : " passive ")
                 + remote.getHostAddress() + " sid=0x" + Long.toHexString(serviceId) + " " + state + "]";
+    }
+
+    @Override
+    public boolean peerDisconnected() {
+        return peerDisconnected;
     }
 }

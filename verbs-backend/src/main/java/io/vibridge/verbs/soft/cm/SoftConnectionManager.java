@@ -386,6 +386,7 @@ public final class SoftConnectionManager implements ConnectionManager {
                 id.emit(new CmEvent.Rejected(id, r.reason(), r.privateData()));
             }
             case ESTABLISHED -> {
+                id.peerDisconnected = true;
                 id.qp.toError();
                 enterTimewait(id);
                 id.emit(new CmEvent.Disconnected(id));
@@ -409,6 +410,7 @@ public final class SoftConnectionManager implements ConnectionManager {
             case REP_SENT, ESTABLISHED, DREQ_SENT -> {
                 // We answer at once (as rdma_cm does when its user disconnects on the event).
                 id.cancelTimer();
+                id.peerDisconnected = true;
                 id.qp.toError();
                 id.lastSent = new CmDrep(id.localCommId, id.remoteCommId, null);
                 id.dreqTid = tid;
