@@ -519,6 +519,9 @@ public final class RdmaCoreDevice implements VerbsDevice {
             throw Ibv.bug(t);
         }
         DeviceFinder.close(context);
+        if (fatal != null && Rdmacm.REASON == null) {
+            Rdmacm.releaseRemovedDevices();           // after every id is gone: librdmacm's own context too
+        }
     }
 
     /** Reads and acks every async event still queued: ibv_close_device wants none outstanding. */

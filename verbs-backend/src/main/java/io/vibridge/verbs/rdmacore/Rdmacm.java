@@ -56,10 +56,12 @@ final class Rdmacm {
     static final MethodHandle ACK_CM_EVENT;          // int (event)
     static final MethodHandle INIT_QP_ATTR;          // int (id, ibv_qp_attr *, int *mask)
     static final MethodHandle EVENT_STR;             // const char *(enum)
+    static final MethodHandle GET_DEVICES;           // ibv_context **(int *num)
+    static final MethodHandle FREE_DEVICES;          // void (ibv_context **)
 
     static {
         String reason = Ibv.unavailable();
-        MethodHandle[] h = new MethodHandle[17];
+        MethodHandle[] h = new MethodHandle[19];
         if (reason == null) {
             try {
                 SymbolLookup cm = SymbolLookup.libraryLookup(LIBRARY, Arena.global());
@@ -83,6 +85,8 @@ final class Rdmacm {
                 h[i++] = fn(cm, l, "rdma_ack_cm_event", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
                 h[i++] = fn(cm, l, "rdma_init_qp_attr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), true);
                 h[i++] = fn(cm, l, "rdma_event_str", FunctionDescriptor.of(ADDRESS, JAVA_INT), false);
+                h[i++] = fn(cm, l, "rdma_get_devices", FunctionDescriptor.of(ADDRESS, ADDRESS), false);
+                h[i++] = fn(cm, l, "rdma_free_devices", FunctionDescriptor.ofVoid(ADDRESS), false);
             } catch (IllegalArgumentException e) {
                 reason = LIBRARY + " not found (" + Ibv.oneLine(e.getMessage()) + "): install rdma-core's librdmacm1";
             } catch (RuntimeException | LinkageError e) {
@@ -108,6 +112,8 @@ final class Rdmacm {
         ACK_CM_EVENT = h[i++];
         INIT_QP_ATTR = h[i++];
         EVENT_STR = h[i++];
+        GET_DEVICES = h[i++];
+        FREE_DEVICES = h[i++];
     }
 
     private Rdmacm() {
@@ -116,6 +122,23 @@ final class Rdmacm {
     private static MethodHandle fn(SymbolLookup lookup, Linker l, String name, FunctionDescriptor d, boolean errno) {
         MemorySegment a = lookup.find(name).orElseThrow(() -> new IllegalStateException(LIBRARY + " lacks " + name));
         return errno ? l.downcallHandle(a, d, Ibv.CAPTURE_ERRNO) : l.downcallHandle(a, d);
+    }
+
+    /**
+     * Lets librdmacm close the verbs context it holds for a removed device: it opens one of its own per device and
+     * closes it only when a device-list sync finds the device gone and no id holds it (rdma-core cma.c
+     * sync_devices_list, remove_cma_dev), and rdma_get_devices runs that sync. Until then the process keeps the
+     * device open and the kernel's removal waits for it (Linux uverbs_main.c ib_uverbs_remove_one).
+     */
+    static void releaseRemovedDevices() {
+        try {
+            MemorySegment list = (MemorySegment) GET_DEVICES.invokeExact(MemorySegment.NULL);
+            if (!list.equals(MemorySegment.NULL)) {
+                FREE_DEVICES.invokeExact(list);
+            }
+        } catch (Throwable t) {
+            throw Ibv.bug(t);
+        }
     }
 
     static String eventName(int e) {
