@@ -59,6 +59,12 @@ final class RdmaCoreQueuePair implements QueuePair {
     private final int qpNum;
     private final Object sendLock = new Object();
     private final Object recvLock = new Object();
+    /**
+     * Serialises the control calls (ibv_modify_qp, ibv_query_qp) with {@link #close}: the CM's event thread queries and
+     * moves a QP that its owner may be destroying at that moment, and a call on a destroyed QP reads freed memory (seen
+     * under TCG: SIGSEGV in ibv_query_qp from the CM thread on DISCONNECTED while a scenario closed its pair).
+     */
+    private final Object control = new Object();
     private final MemorySegment sendWr;
     private final MemorySegment sendSge;
     private final MemorySegment sendBad;
@@ -144,7 +150,13 @@ final class RdmaCoreQueuePair implements QueuePair {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment attr = a.allocate(IbvLayouts.QP_ATTR);
             w.write(attr);
-            int rc = (int) Ibv.MODIFY_QP.invokeExact(qp, attr, mask);
+            int rc;
+            synchronized (control) {
+                if (closed) {
+                    throw new VerbsException("queue pair " + qpNum + " is closed");
+                }
+                rc = (int) Ibv.MODIFY_QP.invokeExact(qp, attr, mask);
+            }
             if (rc != 0) {
                 throw new VerbsException("ibv_modify_qp(QP " + qpNum + " -> " + what + ") on " + device.name() + ": "
                         + Ibv.strerror(Math.abs(rc)));
@@ -160,13 +172,22 @@ final class RdmaCoreQueuePair implements QueuePair {
         }
     }
 
-    /** ibv_query_qp of the state, path MTU, PSNs and peer QPN, into a fresh attr (not a data-path call). */
+    /**
+     * ibv_query_qp of the state, path MTU, PSNs and peer QPN, into a fresh attr (not a data-path call); null once the
+     * QP is closed.
+     */
     private MemorySegment query(Arena a) {
         MemorySegment attr = a.allocate(IbvLayouts.QP_ATTR);
         MemorySegment init = a.allocate(IbvLayouts.QP_INIT_ATTR);
         try {
-            int rc = (int) Ibv.QUERY_QP.invokeExact(qp, attr,
-                    IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_RQ_PSN | IBV_QP_SQ_PSN | IBV_QP_DEST_QPN, init);
+            int rc;
+            synchronized (control) {
+                if (closed) {
+                    return null;
+                }
+                rc = (int) Ibv.QUERY_QP.invokeExact(qp, attr,
+                        IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_RQ_PSN | IBV_QP_SQ_PSN | IBV_QP_DEST_QPN, init);
+            }
             if (rc != 0) {
                 throw new VerbsException("ibv_query_qp(QP " + qpNum + ") on " + device.name() + ": "
                         + Ibv.strerror(Math.abs(rc)));
@@ -200,7 +221,8 @@ final class RdmaCoreQueuePair implements QueuePair {
             return QpState.ERROR;
         }
         try (Arena a = Arena.ofConfined()) {
-            return state(query(a).get(JAVA_INT, IbvLayouts.QPA_STATE));
+            MemorySegment q = query(a);
+            return q == null ? QpState.ERROR : state(q.get(JAVA_INT, IbvLayouts.QPA_STATE));
         }
     }
 
@@ -214,6 +236,9 @@ final class RdmaCoreQueuePair implements QueuePair {
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment q = query(a);
+            if (q == null) {
+                return QpInfo.basic(qpNum, QpState.ERROR, pathMtu);
+            }
             int st = q.get(JAVA_INT, IbvLayouts.QPA_STATE);
             return new QpInfo(qpNum, state(st), Integer.toUnsignedLong(q.get(JAVA_INT, IbvLayouts.QPA_DEST_QPN)),
                     Integer.toUnsignedLong(q.get(JAVA_INT, IbvLayouts.QPA_SQ_PSN)),
@@ -371,7 +396,13 @@ final class RdmaCoreQueuePair implements QueuePair {
         if (closed) {
             return;
         }
-        modify("ERR", a -> a.set(JAVA_INT, IbvLayouts.QPA_STATE, IBV_QPS_ERR), IBV_QP_STATE);
+        try {
+            modify("ERR", a -> a.set(JAVA_INT, IbvLayouts.QPA_STATE, IBV_QPS_ERR), IBV_QP_STATE);
+        } catch (VerbsException e) {
+            if (!closed) {                            // closed meanwhile: a destroyed QP is as good as one in ERROR
+                throw e;
+            }
+        }
     }
 
     /** An async event on this QP (QP_FATAL, REQ_ERR, ACCESS_ERR...): kept for {@link #toString}. */
@@ -406,10 +437,12 @@ final class RdmaCoreQueuePair implements QueuePair {
     public void close() {
         synchronized (sendLock) {
             synchronized (recvLock) {
-                if (closed) {
-                    return;
+                synchronized (control) {                 // no post, modify or query runs or starts on it after this
+                    if (closed) {
+                        return;
+                    }
+                    closed = true;
                 }
-                closed = true;
             }
         }
         device.unregister(this, qp);
