@@ -503,21 +503,7 @@ public final class GatewayServer implements AutoCloseable {
         for (IwarpBridge b : shared.iwarpBridges()) {
             b.shutdownAsync();
         }
-        long deadline = System.nanoTime() + grace.toNanos() + 2_000_000_000L;
-        while (anyBridge() && System.nanoTime() < deadline) {
-            sleep(20);
-        }
-        for (BridgedConnection b : shared.bridges()) {
-            b.forceCloseAsync();
-        }
-        for (IwarpBridge b : shared.iwarpBridges()) {
-            b.forceCloseAsync();
-        }
-        long hard = System.nanoTime() + 2_000_000_000L;
-        while (anyBridge() && System.nanoTime() < hard) {
-            sleep(20);
-        }
-        if (anyBridge()) {
+        if (!bridgesGone(grace.plusSeconds(2))) {
             log.warn("{} connections still hold resources at shutdown",
                     shared.bridges().size() + shared.iwarpBridges().size());
         }
@@ -574,16 +560,7 @@ public final class GatewayServer implements AutoCloseable {
         log.error("InfiniBand device {} lost ({}): its connections fail, new ones are refused and /ready answers 503 "
                 + "until the gateway is restarted with a working device", device.name(), reason);
         Thread.ofPlatform().daemon().name("vibridge-device-release").start(() -> {
-            long deadline = System.nanoTime() + config.shutdownGrace().toNanos();
-            while (anyBridge() && System.nanoTime() < deadline) {
-                sleep(20);
-            }
-            shared.bridges().forEach(BridgedConnection::forceCloseAsync);
-            shared.iwarpBridges().forEach(IwarpBridge::forceCloseAsync);
-            long hard = System.nanoTime() + 2_000_000_000L;
-            while (anyBridge() && System.nanoTime() < hard) {
-                sleep(20);
-            }
+            bridgesGone(config.shutdownGrace());
             releaseVerbs();
             log.info("InfiniBand device {} closed after its loss", device.name());
         });
@@ -609,6 +586,24 @@ public final class GatewayServer implements AutoCloseable {
             log.debug("verbs close: {}", e.toString());
         }
         device.close();
+    }
+
+    /**
+     * Waits up to {@code wait} for the bridges to end by themselves, then force-closes the rest and waits 2 s more;
+     * true when none is left.
+     */
+    private boolean bridgesGone(Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (anyBridge() && System.nanoTime() < deadline) {
+            sleep(20);
+        }
+        shared.bridges().forEach(BridgedConnection::forceCloseAsync);
+        shared.iwarpBridges().forEach(IwarpBridge::forceCloseAsync);
+        long hard = System.nanoTime() + 2_000_000_000L;
+        while (anyBridge() && System.nanoTime() < hard) {
+            sleep(20);
+        }
+        return !anyBridge();
     }
 
     private static void sleep(long ms) {
