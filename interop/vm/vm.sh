@@ -296,18 +296,20 @@ _vm_need_up() {
     _vm_err "${FUNCNAME[1]}: no VM running"; return 255
 }
 
-# host side of vm_exec: strip the final "__RC=N" line and exit N (255 when it is missing)
+# host side of vm_exec: strip the final "__RC=N" line and exit N; when it is missing, say so and exit 255
+# (a command's own 255 is not that: rping 44's teardown race exits 255, for one)
 _vm_rc_filter() {
     awk 'NR > 1 { print prev; fflush() }
          { prev = $0 }
          END {
-             if (NR == 0) exit 255
-             if (match(prev, /__RC=[0-9]+$/)) {
+             if (NR > 0 && match(prev, /__RC=[0-9]+$/)) {
                  pre = substr(prev, 1, RSTART - 1); rc = substr(prev, RSTART + 5) + 0
                  if (pre != "") print pre
                  exit rc
              }
-             print prev; exit 255
+             if (NR > 0) print prev
+             print "[vm] ERROR: vm_exec: connection ended without an exit code (guest gone?)" > "/dev/stderr"
+             exit 255
          }'
 }
 
@@ -329,7 +331,6 @@ vm_exec() {
             124|137) _vm_err "vm_exec: no answer from the guest within $((t + 30)) s"; exit 124 ;;
             254) _vm_err "vm_exec: agent $VM_GUEST_IP:$VM_AGENT_PORT unreachable"; exit 255 ;;
         esac
-        [[ ${st[1]} == 255 ]] && _vm_err "vm_exec: connection ended without an exit code (guest gone?)"
         exit "${st[1]}"
     ) &
     job=$!
