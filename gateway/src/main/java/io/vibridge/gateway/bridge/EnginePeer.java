@@ -8,13 +8,13 @@ import io.vibridge.vitcp.engine.BreakCause;
 import io.vibridge.vitcp.engine.ConnectFailure;
 import io.vibridge.vitcp.engine.ConnectionPeer;
 import io.vibridge.vitcp.engine.InboundReceive;
-import io.vibridge.vitcp.engine.OrderingHint;
 import io.vibridge.vitcp.engine.OutboundWork;
 import io.vibridge.vitcp.engine.Status;
 import io.vibridge.vitcp.engine.ViConnection;
 import io.vibridge.vitcp.wire.IsCode;
 import io.vibridge.vitcp.wire.SegmentType;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 
 /**
  * The VI engine's view of the bridge ({@link ConnectionPeer}): the client's messages land in
@@ -47,7 +47,8 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
     private StagingSlots slots;
     private TargetSide target;
     private SlotReceive[] receives;
-    private SlotSend[] sends;
+    /** Outbound work whose operation completed, bound again for the next one (no allocation per message). */
+    private final ArrayDeque<ViWork> spareWork = new ArrayDeque<>();
     private boolean admissionStalled;
     /** Read Responses written whose slots are not freed yet ({@link #afterWritten}). */
     private int readResponsesWritten;
@@ -74,10 +75,8 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
         this.target = target;
         int per = slots.op.length;
         receives = new SlotReceive[per];
-        sends = new SlotSend[per];
         for (int l = 0; l < per; l++) {
             receives[l] = new SlotReceive(l);
-            sends[l] = new SlotSend(l);
         }
     }
 
@@ -266,40 +265,43 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
     }
 
     @Override
-    public void forward(OutboundWork work) {
-        engine.post(work);
+    public void forward(TargetOp.Rdma op) {
+        post(op);
     }
 
     /** Hands the target SEND in receive slot {@code l} to the engine as a VI Send. */
     void targetMessage(int l, int offset, int length, boolean hasImmediate, int immediate) {
-        SlotSend s = sends[l];
-        s.offset = offset;
-        s.length = length;
-        s.hasImm = hasImmediate;
-        s.immediate = immediate;
         slots.op[l] = Op.SEND;
-        engine.post(s);
+        post(new TargetOp.Send(l, offset, length, hasImmediate, immediate));
     }
 
+    private void post(TargetOp op) {
+        ViWork w = spareWork.poll();
+        engine.post((w == null ? new ViWork(slots) : w).bind(op));
+    }
 
     @Override
     public void workCompleted(OutboundWork work, int status, long length) {
-        if (work instanceof CutThrough.Op c) {
-            boolean ok = !Status.isError(status);
-            if (ok) {
-                metrics.message(Direction.TARGET_TO_CLIENT,
-                        c.operation == OutboundWork.OP_RDMA_READ ? Operation.RDMA_READ : Operation.RDMA_WRITE, c.length);
+        ViWork w = (ViWork) work;
+        TargetOp op = w.op;
+        spareWork.add(w.bind(null));
+        boolean ok = !Status.isError(status);
+        switch (op) {
+            case TargetOp.Send s -> {
+                if (ok) {
+                    metrics.message(Direction.TARGET_TO_CLIENT, Operation.SEND, s.length());
+                }
+                slots.op[s.slot()] = Op.NONE;
+                target.repost(s.slot()); // the client took it: the target may send again into this slot
             }
-            c.finish(ok);
-            lifecycle.slotFreed();
-            return;
+            case TargetOp.Rdma r -> {
+                if (ok) {
+                    metrics.message(Direction.TARGET_TO_CLIENT,
+                            r instanceof TargetOp.Read ? Operation.RDMA_READ : Operation.RDMA_WRITE, r.length());
+                }
+                r.finish(ok);
+            }
         }
-        SlotSend s = (SlotSend) work;
-        if (!Status.isError(status)) {
-            metrics.message(Direction.TARGET_TO_CLIENT, Operation.SEND, s.length);
-        }
-        slots.op[s.slot] = Op.NONE;
-        target.repost(s.slot); // the client took it: the target may send again into this slot
         lifecycle.slotFreed();
     }
 
@@ -358,84 +360,6 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
         @Override
         public void place(long offset, ByteBuffer src) {
             throw new IllegalStateException("RDMA Write immediate receive has no buffer");
-        }
-    }
-
-    /** A target SEND waiting in its receive slot, handed to the engine as a VI Send to the client. */
-    private final class SlotSend implements OutboundWork {
-        final int slot;
-        int offset;
-        long length;
-        boolean hasImm;
-        int immediate;
-        int number;
-
-        SlotSend(int slot) {
-            this.slot = slot;
-        }
-
-        @Override
-        public int operation() {
-            return OutboundWork.OP_SEND;
-        }
-
-        @Override
-        public boolean hasImmediate() {
-            return hasImm;
-        }
-
-        @Override
-        public int immediateData() {
-            return immediate;
-        }
-
-        @Override
-        public boolean queueFence() {
-            return false;
-        }
-
-        @Override
-        public OrderingHint orderingHint() {
-            return OrderingHint.ORDERED; // the target's SENDs keep their InfiniBand order (IBA 9.5): no seed-002 hint
-        }
-
-        @Override
-        public long length() {
-            return length;
-        }
-
-        @Override
-        public long remoteAddress() {
-            return 0;
-        }
-
-        @Override
-        public int remoteHandle() {
-            return 0;
-        }
-
-        @Override
-        public int gather(long off, int n, ByteBuffer[] out, int index) {
-            ByteBuffer v = slots.views[slot];
-            int p = offset + (int) off;
-            v.limit(p + n).position(p);
-            out[index] = v;
-            return 1;
-        }
-
-        @Override
-        public void scatter(long off, ByteBuffer src) {
-            throw new IllegalStateException("not a read");
-        }
-
-        @Override
-        public void messageNumber(int n) {
-            number = n;
-        }
-
-        @Override
-        public int messageNumber() {
-            return number;
         }
     }
 }

@@ -36,7 +36,6 @@ import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.ConnectParams;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.WcStatus;
-import io.vibridge.vitcp.engine.OutboundWork;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -65,10 +64,6 @@ public final class IwarpBridge {
     private final Logger log;
 
     public enum Phase { AWAITING_REQUEST, CONNECTING_TARGET, CONNECTED, CLOSING, CLOSED }
-
-    /** A target SEND waiting for its turn toward the client. */
-    private record TargetSend(int slot, int offset, int length) {
-    }
 
     private final BridgeContext shared;
     private final GatewayConfig config;
@@ -109,8 +104,8 @@ public final class IwarpBridge {
     private int curWrite = -1;
     /** A client message waits for a free slot (its credit stall is counted once). */
     private boolean admissionStalled;
-    /** What goes to the client, in the order the target issued it: {@link TargetSend}s and cut-through ops. */
-    private final ArrayDeque<Object> toClient = new ArrayDeque<>();
+    /** What goes to the client, in the order the target issued it. */
+    private final ArrayDeque<TargetOp> toClient = new ArrayDeque<>();
 
     private boolean pumping;
     private boolean pumpAgain;
@@ -455,7 +450,7 @@ public final class IwarpBridge {
         if (phase == Phase.CLOSED) {
             return;
         }
-        toClient.add(new TargetSend(slot, offset, length));
+        toClient.add(new TargetOp.Send(slot, offset, length, false, 0));
         pump();
     }
 
@@ -468,40 +463,40 @@ public final class IwarpBridge {
 
     /** Lays out what may go to the client now, oldest first, while TCP takes it. */
     private void drainToClient() {
-        Object o;
+        TargetOp o;
         while ((o = toClient.peek()) != null && engine.canTransmit() && !channel.writeQueueFull()) {
-            if (o instanceof TargetSend m) {
-                ByteBuffer dst = channel.reserve(engine.length(RdmapOpcode.SEND, m.length()));
-                engine.send(dst, slots.buffer[m.slot()], slots.base[m.slot()] + m.offset(), m.length(), false, 0);
-                channel.commit(dst);
-                metrics.message(Direction.TARGET_TO_CLIENT, Operation.SEND, m.length());
-                toClient.poll();
-                target.repost(m.slot());
-            } else {
-                CutThrough.Op op = (CutThrough.Op) o;
-                if (op.operation == OutboundWork.OP_RDMA_READ) {
+            switch (o) {
+                case TargetOp.Send m -> {
+                    ByteBuffer dst = channel.reserve(engine.length(RdmapOpcode.SEND, m.length()));
+                    engine.send(dst, slots.buffer[m.slot()], slots.base[m.slot()] + m.offset(), m.length(), false, 0);
+                    channel.commit(dst);
+                    metrics.message(Direction.TARGET_TO_CLIENT, Operation.SEND, m.length());
+                    target.repost(m.slot());
+                }
+                case TargetOp.Read r -> {
                     if (!engine.canReadRequest()) {
                         return; // the client's IRD is in use: this READ and all behind it wait (IBA 9.5 order)
                     }
                     ByteBuffer dst = channel.reserve(engine.readRequestLength());
-                    engine.readRequest(dst, op.length, op.rkey, op.va, op);
+                    engine.readRequest(dst, r.length(), r.remoteKey(), r.remoteAddress(), r);
                     channel.commit(dst);
-                    metrics.message(Direction.TARGET_TO_CLIENT, Operation.RDMA_READ, op.length);
-                } else {
-                    if (op.imm) {
+                    metrics.message(Direction.TARGET_TO_CLIENT, Operation.RDMA_READ, r.length());
+                }
+                case TargetOp.Write w -> {
+                    if (w.hasImmediate()) {
                         fail("target RDMA WRITE with immediate data, which iWARP cannot carry",
                                 TerminateCode.RDMAP_CATASTROPHIC_STREAM);
                         return;
                     }
-                    ByteBuffer dst = channel.reserve(engine.length(RdmapOpcode.RDMA_WRITE, op.length));
-                    ByteBuffer src = op.data.internalNioBuffer(0, op.length);
-                    engine.write(dst, op.rkey, op.va, src, src.position(), op.length);
+                    ByteBuffer dst = channel.reserve(engine.length(RdmapOpcode.RDMA_WRITE, w.length()));
+                    ByteBuffer src = w.data();
+                    engine.write(dst, w.remoteKey(), w.remoteAddress(), src, src.position(), w.length());
                     channel.commit(dst);
-                    metrics.message(Direction.TARGET_TO_CLIENT, Operation.RDMA_WRITE, op.length);
-                    op.finish(true);
+                    metrics.message(Direction.TARGET_TO_CLIENT, Operation.RDMA_WRITE, w.length());
+                    w.finish(true);
                 }
-                toClient.poll();
             }
+            toClient.poll();
         }
     }
 
@@ -522,7 +517,7 @@ public final class IwarpBridge {
     }
 
     private boolean readResponse(Object token, long offset, DdpSegment s) {
-        CutThrough.Op op = (CutThrough.Op) token;
+        TargetOp.Read op = (TargetOp.Read) token;
         op.place(offset, s.buffer(), s.payloadOffset(), s.payloadLength());
         if (s.last()) {
             op.finish(true);
@@ -683,8 +678,8 @@ public final class IwarpBridge {
         if (order != null) {
             order.close();
         }
-        for (Object o : toClient) {
-            if (o instanceof CutThrough.Op op) {
+        for (TargetOp o : toClient) {
+            if (o instanceof TargetOp.Rdma op) {
                 op.finish(false);
             }
         }
@@ -865,8 +860,8 @@ public final class IwarpBridge {
         }
 
         @Override
-        public void forward(OutboundWork work) {
-            toClient.add(work);
+        public void forward(TargetOp.Rdma op) {
+            toClient.add(op);
         }
     }
 }

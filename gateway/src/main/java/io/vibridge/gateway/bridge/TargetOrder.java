@@ -1,29 +1,27 @@
 package io.vibridge.gateway.bridge;
 
-import io.vibridge.vitcp.engine.OutboundWork;
-
 /**
  * The order in which what the target issued reaches the client (IBA 9.5: an RC responder executes
  * requests in order, so the client must see them in order). Target SENDs arrive as receive
  * completions; target RDMA arrives through {@link CutThrough}, each operation stamped with the
- * number of target messages the provider had queued before it ({@link CutThrough.Op#receivesBefore}).
- * An operation is posted to the VI engine once every message before it was posted, and before any
- * message after it; the engine writes what it is posted in order, so that is all the ordering takes.
+ * number of target messages the provider had queued before it ({@link TargetOp.Rdma#receivesBefore}).
+ * An operation goes to the front end once every message before it went, and before any message
+ * after it; a front end writes what it is given in order, so that is all the ordering takes.
  * This is the one place that rule lives.
  */
 final class TargetOrder {
-    /** Where forwarded operations go: the VI engine of the client connection. */
+    /** Where forwarded operations go: the front end of the client connection. */
     interface Client {
-        /** Whether the VI connection is up (operations are posted) or gone (they fail). */
+        /** Whether the client connection is up (operations are handed on) or gone (they fail). */
         boolean up();
 
-        /** Posts a forwarded operation to the VI engine. */
-        void forward(OutboundWork work);
+        /** Hands a target RDMA operation to the front end, which ends it ({@link TargetOp.Rdma#finish}). */
+        void forward(TargetOp.Rdma op);
     }
 
     private final CutThrough cut;
     private final Client client;
-    /** Target messages posted to the engine (or dropped) so far, matched against {@code receivesBefore}. */
+    /** Target messages handed on (or dropped) so far, matched against {@code receivesBefore}. */
     private int receivesPosted;
 
     /** {@code cut} may be null: a provider without remote-access interception forwards no target RDMA. */
@@ -39,7 +37,7 @@ final class TargetOrder {
     }
 
     /**
-     * Posts queued cut-through operations to the VI engine, in the order the target issued them, up to
+     * Hands queued cut-through operations to the front end, in the order the target issued them, up to
      * the first one that came after a target message not polled yet. Once the client connection is no
      * longer up, queued operations fail (the target's READs are NAKed, its WRITE copies released).
      */
@@ -47,7 +45,7 @@ final class TargetOrder {
         if (cut == null) {
             return;
         }
-        CutThrough.Op o;
+        TargetOp.Rdma o;
         while ((o = cut.queue.peek()) != null) {
             boolean up = client.up();
             if (up && o.receivesBefore - receivesPosted > 0) {
@@ -62,7 +60,7 @@ final class TargetOrder {
         }
     }
 
-    /** Target READs longer than the agreed MTU are split into several VI RDMA Reads. */
+    /** Target READs longer than {@code mtu} are split into several Read Requests to the client. */
     void maxRead(long mtu) {
         if (cut != null) {
             cut.maxRead = mtu;
@@ -75,7 +73,7 @@ final class TargetOrder {
             return;
         }
         cut.open = false;
-        CutThrough.Op o;
+        TargetOp.Rdma o;
         while ((o = cut.queue.poll()) != null) {
             o.finish(false);
         }

@@ -3,14 +3,13 @@ package io.vibridge.gateway.bridge;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.verbs.ReadResponder;
-import io.vibridge.vitcp.engine.OutboundWork;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * IBA 9.5 through the gateway: what the target issued reaches the VI engine in the order it was
+ * IBA 9.5 through the gateway: what the target issued reaches the front end in the order it was
  * issued, whether it came as a SEND (a receive completion) or as RDMA through the cut-through handler.
  */
 class TargetOrderTest {
@@ -24,8 +23,8 @@ class TargetOrderTest {
         }
 
         @Override
-        public void forward(OutboundWork work) {
-            posted.add("write@" + Long.toHexString(work.remoteAddress()));
+        public void forward(TargetOp.Rdma op) {
+            posted.add("write@" + Long.toHexString(op.remoteAddress()));
         }
     });
 
