@@ -10,7 +10,7 @@ import io.vibridge.cm.route.RouteTarget;
 import io.vibridge.gateway.admin.ConnectionInfo;
 import io.vibridge.gateway.admission.Pending;
 import io.vibridge.gateway.admission.SetupFailure;
-import io.vibridge.gateway.bridge.client.ClientChannel;
+import io.vibridge.gateway.bridge.client.ClientSocket;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.log.ConnectionLogger;
 import io.vibridge.gateway.metrics.Limit;
@@ -39,7 +39,7 @@ import org.slf4j.Logger;
 /**
  * One VI/TCP connection bridged to one InfiniBand RC connection (DESIGN "One connection through the
  * gateway"): its life, as one {@link Phase} and one method per event. The pieces it owns carry the
- * data: {@link ClientChannel} (the socket), the VI engine with its {@link EnginePeer}, the
+ * data: {@link ClientSocket} (the socket), the VI engine with its {@link EnginePeer}, the
  * {@link StagingSlots}, the {@link TargetSide} (QP, CQ, CM) and the {@link TargetOrder}.
  *
  * <p>Confined to the Vert.x context of its socket: socket events, CM events and completion
@@ -73,7 +73,8 @@ public final class BridgedConnection {
     private final ViConnection engine;
     private final EnginePeer peer;
     private final Events events;
-    private final ClientChannel channel;
+    private final ClientSocket channel;
+    private final ViStream stream;
     /** Its slot among the connections in setup (limits.max-pending), returned once bridged, answered or closed. */
     private final Pending pending;
     private Phase phase = Phase.INCOMING;
@@ -121,14 +122,14 @@ public final class BridgedConnection {
         EngineOptions options = new EngineOptions(config.vi().incomingTimeout().toNanos(), this::security, encapsulation);
         this.engine = ViConnection.incoming(peer, options, System.nanoTime());
         peer.engine(engine);
-        this.channel = new ClientChannel(id, socket, engine, shared.metrics.clientBytes(encapsulation), peer::afterWritten,
-                this::clientClosed);
+        this.channel = new ClientSocket(id, socket, shared.metrics.clientBytes(encapsulation));
+        this.stream = new ViStream(engine, channel, peer::afterWritten, this::clientClosed);
     }
 
     /** Wires the socket; call on the socket's context. */
     public void start() {
         shared.bridges.add(this);
-        channel.start();
+        channel.start(stream);
         // 1 ms late: the engine's deadline counts from its creation, a little before this timer starts
         incomingTimer = vertx.setTimer(config.vi().incomingTimeout().toMillis() + 1, t -> {
             incomingTimer = -1;

@@ -10,7 +10,7 @@ import io.vibridge.cm.route.CmFormat;
 import io.vibridge.cm.route.Route;
 import io.vibridge.cm.route.RouteTarget;
 import io.vibridge.gateway.admin.ConnectionInfo;
-import io.vibridge.gateway.bridge.client.StreamChannel;
+import io.vibridge.gateway.bridge.client.ClientSocket;
 import io.vibridge.gateway.bridge.StagingSlots.Op;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.log.ConnectionLogger;
@@ -75,7 +75,7 @@ public final class IwarpBridge {
     private final InetAddress clientAddress;
     private final int clientPort;
     private final long openedAtMillis = System.currentTimeMillis();
-    private final StreamChannel channel;
+    private final ClientSocket channel;
     private final Events events = new Events();
     private final IwarpConnection engine;
     /** Its slot among the connections in setup (limits.max-pending), returned once bridged, answered or closed. */
@@ -107,8 +107,6 @@ public final class IwarpBridge {
     /** What goes to the client, in the order the target issued it. */
     private final ArrayDeque<TargetOp> toClient = new ArrayDeque<>();
 
-    private boolean pumping;
-    private boolean pumpAgain;
 
     /** The stream on {@code listener}'s port, holding {@code pending} until its setup is over. */
     public IwarpBridge(BridgeContext shared, Vertx vertx, NetSocket socket, GatewayConfig.IwarpListener listener,
@@ -122,7 +120,7 @@ public final class IwarpBridge {
         this.onContext = r -> context.runOnContext(v -> r.run());
         this.id = shared.nextId();
         this.log = ConnectionLogger.of(IwarpBridge.class, id);
-        this.channel = new StreamChannel(id, socket, metrics.clientBytes(FrontEnd.IWARP));
+        this.channel = new ClientSocket(id, socket, metrics.clientBytes(FrontEnd.IWARP));
         InetAddress a;
         try {
             a = InetAddress.ofLiteral(channel.remoteHost());
@@ -528,34 +526,26 @@ public final class IwarpBridge {
 
     // ================================================================================ output
 
-    /** Writes control output, then Read Responses and what the target sent, while TCP takes it. */
+    /** Writes what is due to the client (the socket guards against re-entry and flushes). */
     private void pump() {
-        if (pumping) {
-            pumpAgain = true;
-            return;
+        channel.pump();
+    }
+
+    /** Control output, then Read Responses and what the target sent, while TCP takes it. */
+    private void writeOutput() {
+        ByteBuffer c;
+        while ((c = engine.pollControl()) != null) {
+            ByteBuffer dst = channel.reserve(c.remaining());
+            dst.put(c);
+            channel.commit(dst);
         }
-        pumping = true;
-        try {
-            do {
-                pumpAgain = false;
-                if (channel.closed()) {
-                    break;
-                }
-                ByteBuffer c;
-                while ((c = engine.pollControl()) != null) {
-                    ByteBuffer dst = channel.reserve(c.remaining());
-                    dst.put(c);
-                    channel.commit(dst);
-                }
-                if (phase == Phase.CONNECTED || phase == Phase.CLOSING) {
-                    drainReadResponses();
-                    drainToClient();
-                }
-                channel.flush();
-            } while (pumpAgain);
-        } finally {
-            pumping = false;
+        if (phase == Phase.CONNECTED || phase == Phase.CLOSING) {
+            drainReadResponses();
+            drainToClient();
         }
+    }
+
+    private void outputWritten() {
         if (phase == Phase.CLOSING && closeWhenSent()) {
             channel.end(); // the socket's close ends the bridge
         }
@@ -728,7 +718,7 @@ public final class IwarpBridge {
 
     /** The engine's and the target side's events, one method of the bridge each. */
     private final class Events implements IwarpConnection.Handler, TargetSide.Events, TargetOrder.Client,
-            StreamChannel.Stream {
+            ClientSocket.Stream {
         @Override
         public void receive(ByteBuffer in) {
             engine.receive(in);
@@ -741,8 +731,13 @@ public final class IwarpBridge {
         }
 
         @Override
-        public void pump() {
-            IwarpBridge.this.pump();
+        public void writeOutput() {
+            IwarpBridge.this.writeOutput();
+        }
+
+        @Override
+        public void outputWritten() {
+            IwarpBridge.this.outputWritten();
         }
 
         @Override
