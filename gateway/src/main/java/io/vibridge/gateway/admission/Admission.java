@@ -1,7 +1,7 @@
 package io.vibridge.gateway.admission;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.vibridge.gateway.metrics.FrontEnd;
+import io.vibridge.gateway.metrics.ClientProtocol;
 import java.net.InetAddress;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -17,8 +17,8 @@ public final class Admission {
     private final long periodNanos;
     /** Per {@link SetupFailure}: when the next INFO line of that kind may be logged. */
     private final AtomicLongArray nextInfo = new AtomicLongArray(SetupFailure.values().length);
-    private final long[][] lastRefused = new long[FrontEnd.values().length][Refusal.values().length];
-    private final long[][] lastFailed = new long[FrontEnd.values().length][SetupFailure.values().length];
+    private final long[][] lastRefused = new long[ClientProtocol.values().length][Refusal.values().length];
+    private final long[][] lastFailed = new long[ClientProtocol.values().length][SetupFailure.values().length];
 
     /** @param periodNanos the summary period (the per-connection INFO lines are sampled once per period and kind) */
     public Admission(int maxPending, int maxPendingPerClient, MeterRegistry registry, long periodNanos) {
@@ -35,7 +35,7 @@ public final class Admission {
      * A new connection from {@code client} on a listener of {@code frontEnd}: its pending slot, or null when a
      * bound refused it (counted; the caller closes the socket before reading from it).
      */
-    public Pending admit(FrontEnd frontEnd, InetAddress client) {
+    public Pending admit(ClientProtocol frontEnd, InetAddress client) {
         Refusal r = limits.tryAcquire(client);
         if (r != null) {
             metrics.refused(frontEnd, r);
@@ -46,17 +46,17 @@ public final class Admission {
     }
 
     /** A connection refused before admission for another reason (the connect rate): counted. */
-    public void refused(FrontEnd frontEnd, Refusal why) {
+    public void refused(ClientProtocol frontEnd, Refusal why) {
         metrics.refused(frontEnd, why);
     }
 
-    void release(FrontEnd frontEnd, InetAddress client) {
+    void release(ClientProtocol frontEnd, InetAddress client) {
         limits.release(client);
         metrics.setupEnded(frontEnd);
     }
 
     /** Counts a failed setup; true for the first of its kind in the current period (log it at INFO). */
-    boolean failed(FrontEnd frontEnd, SetupFailure why) {
+    boolean failed(ClientProtocol frontEnd, SetupFailure why) {
         metrics.failed(frontEnd, why);
         long now = System.nanoTime();
         long next = nextInfo.get(why.ordinal());
@@ -81,7 +81,7 @@ public final class Admission {
     public synchronized Summary summary() {
         StringBuilder b = new StringBuilder();
         long refusedAll = 0;
-        for (FrontEnd e : FrontEnd.values()) {
+        for (ClientProtocol e : ClientProtocol.values()) {
             StringBuilder part = new StringBuilder();
             long refused = 0;
             StringBuilder why = new StringBuilder();

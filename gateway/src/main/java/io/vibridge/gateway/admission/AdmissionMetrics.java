@@ -3,7 +3,7 @@ package io.vibridge.gateway.admission;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.vibridge.gateway.metrics.FrontEnd;
+import io.vibridge.gateway.metrics.ClientProtocol;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -12,13 +12,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * without an answer (by {@link SetupFailure}). Registered once; events only increment meters already held.
  */
 final class AdmissionMetrics {
-    private final Counter[] accepted = new Counter[FrontEnd.values().length];
-    private final Counter[][] refused = new Counter[FrontEnd.values().length][Refusal.values().length];
-    private final Counter[][] failed = new Counter[FrontEnd.values().length][SetupFailure.values().length];
-    private final AtomicLong[] pending = new AtomicLong[FrontEnd.values().length];
+    private final Counter[] accepted = new Counter[ClientProtocol.values().length];
+    private final Counter[][] refused = new Counter[ClientProtocol.values().length][Refusal.values().length];
+    private final Counter[][] failed = new Counter[ClientProtocol.values().length][SetupFailure.values().length];
+    private final AtomicLong[] pending = new AtomicLong[ClientProtocol.values().length];
 
     AdmissionMetrics(MeterRegistry registry) {
-        for (FrontEnd e : FrontEnd.values()) {
+        for (ClientProtocol e : ClientProtocol.values()) {
             int i = e.ordinal();
             accepted[i] = Counter.builder("vibridge.connections.accepted")
                     .description("TCP connections accepted into setup (within limits.max-pending and the connect rate), "
@@ -50,32 +50,32 @@ final class AdmissionMetrics {
         }
     }
 
-    void accepted(FrontEnd e) {
+    void accepted(ClientProtocol e) {
         accepted[e.ordinal()].increment();
         pending[e.ordinal()].incrementAndGet();
     }
 
-    void setupEnded(FrontEnd e) {
+    void setupEnded(ClientProtocol e) {
         pending[e.ordinal()].decrementAndGet();
     }
 
-    void refused(FrontEnd e, Refusal r) {
+    void refused(ClientProtocol e, Refusal r) {
         refused[e.ordinal()][r.ordinal()].increment();
     }
 
-    void failed(FrontEnd e, SetupFailure f) {
+    void failed(ClientProtocol e, SetupFailure f) {
         failed[e.ordinal()][f.ordinal()].increment();
     }
 
-    long refusedTotal(FrontEnd e, Refusal r) {
+    long refusedTotal(ClientProtocol e, Refusal r) {
         return (long) refused[e.ordinal()][r.ordinal()].count();
     }
 
-    long failedTotal(FrontEnd e, SetupFailure f) {
+    long failedTotal(ClientProtocol e, SetupFailure f) {
         return (long) failed[e.ordinal()][f.ordinal()].count();
     }
 
-    long pending(FrontEnd e) {
+    long pending(ClientProtocol e) {
         return pending[e.ordinal()].get();
     }
 }

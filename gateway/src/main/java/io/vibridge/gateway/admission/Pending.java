@@ -1,6 +1,6 @@
 package io.vibridge.gateway.admission;
 
-import io.vibridge.gateway.metrics.FrontEnd;
+import io.vibridge.gateway.metrics.ClientProtocol;
 import java.net.InetAddress;
 
 /**
@@ -10,11 +10,11 @@ import java.net.InetAddress;
  */
 public final class Pending {
     private final Admission owner;
-    private final FrontEnd frontEnd;
+    private final ClientProtocol frontEnd;
     private final InetAddress client;
     private boolean ended;
 
-    Pending(Admission owner, FrontEnd frontEnd, InetAddress client) {
+    Pending(Admission owner, ClientProtocol frontEnd, InetAddress client) {
         this.owner = owner;
         this.frontEnd = frontEnd;
         this.client = client;

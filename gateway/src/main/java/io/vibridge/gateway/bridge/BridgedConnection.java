@@ -702,7 +702,7 @@ public final class BridgedConnection {
         TargetSide t = target;                  // read from the admin server's thread: null until the route is known
         return new ConnectionInfo(id, clientAddress.getHostAddress() + ":" + clientPort, routeName(), targetName(),
                 phase.name(), channel.bytesIn(), channel.bytesOut(), openedAtMillis,
-                io.vibridge.gateway.metrics.FrontEnd.of(engine.encapsulation()).label(), t == null ? null : t.qpInfo());
+                io.vibridge.gateway.metrics.ClientProtocol.of(engine.encapsulation()).label(), t == null ? null : t.qpInfo());
     }
 
     /** The route's discriminator as text ("" before the Connect Request): built on demand, not per connection. */

@@ -15,7 +15,7 @@ import io.vibridge.gateway.bridge.StagingSlots.Op;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.log.ConnectionLogger;
 import io.vibridge.gateway.metrics.Direction;
-import io.vibridge.gateway.metrics.FrontEnd;
+import io.vibridge.gateway.metrics.ClientProtocol;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.Operation;
 import io.vibridge.gateway.metrics.Limit;
@@ -120,7 +120,7 @@ public final class IwarpBridge {
         this.onContext = r -> context.runOnContext(v -> r.run());
         this.id = shared.nextId();
         this.log = ConnectionLogger.of(IwarpBridge.class, id);
-        this.channel = new ClientSocket(id, socket, metrics.clientBytes(FrontEnd.IWARP));
+        this.channel = new ClientSocket(id, socket, metrics.clientBytes(ClientProtocol.IWARP));
         InetAddress a;
         try {
             a = InetAddress.ofLiteral(channel.remoteHost());
@@ -239,7 +239,7 @@ public final class IwarpBridge {
         phase = Phase.CONNECTED;
         opened = true;
         pending.end();
-        metrics.connectionOpened(FrontEnd.IWARP);
+        metrics.connectionOpened(ClientProtocol.IWARP);
         metrics.connectSetup(System.nanoTime() - requestAt);
         long keepalive = ib.keepalive().toMillis();
         if (keepalive > 0) {
@@ -685,7 +685,7 @@ public final class IwarpBridge {
             shared.release(clientAddress);
         }
         if (opened) {
-            metrics.connectionClosed(FrontEnd.IWARP);
+            metrics.connectionClosed(ClientProtocol.IWARP);
         }
         log.debug("iwarp conn {} closed ({}), {} bytes in, {} bytes out", id, closeReason, channel.bytesIn(),
                 channel.bytesOut());
@@ -703,7 +703,7 @@ public final class IwarpBridge {
     public ConnectionInfo info() {
         TargetSide t = target;                  // read from the admin server's thread: null until set up
         return new ConnectionInfo(id, clientAddress.getHostAddress() + ":" + clientPort, route.discriminator().toString(),
-                targetName(), phase.name(), channel.bytesIn(), channel.bytesOut(), openedAtMillis, FrontEnd.IWARP.label(),
+                targetName(), phase.name(), channel.bytesIn(), channel.bytesOut(), openedAtMillis, ClientProtocol.IWARP.label(),
                 t == null ? null : t.qpInfo());
     }
 

@@ -27,10 +27,10 @@ import java.util.function.ToDoubleFunction;
 public final class GatewayMetrics {
 
     private final MeterRegistry registry;
-    private final AtomicLong[] activeConnections = new AtomicLong[FrontEnd.values().length];
-    private final Counter[] connectionsOpened = new Counter[FrontEnd.values().length];
-    private final Counter[] connectionsClosed = new Counter[FrontEnd.values().length];
-    private final ClientBytes[] clientBytes = new ClientBytes[FrontEnd.values().length];
+    private final AtomicLong[] activeConnections = new AtomicLong[ClientProtocol.values().length];
+    private final Counter[] connectionsOpened = new Counter[ClientProtocol.values().length];
+    private final Counter[] connectionsClosed = new Counter[ClientProtocol.values().length];
+    private final ClientBytes[] clientBytes = new ClientBytes[ClientProtocol.values().length];
     private final Map<FrameCheck, Counter> frameErrors = new EnumMap<>(FrameCheck.class);
     private final Map<RejectReason, Counter> rejects = new EnumMap<>(RejectReason.class);
     private final Map<Limit, Counter> limited = new EnumMap<>(Limit.class);
@@ -52,7 +52,7 @@ public final class GatewayMetrics {
 
     public GatewayMetrics(MeterRegistry registry) {
         this.registry = registry;
-        for (FrontEnd e : FrontEnd.values()) {
+        for (ClientProtocol e : ClientProtocol.values()) {
             int i = e.ordinal();
             activeConnections[i] = new AtomicLong();
             Gauge.builder("vibridge.connections.active", activeConnections[i], AtomicLong::get)
@@ -167,7 +167,7 @@ public final class GatewayMetrics {
         return l.toArray(Duration[]::new);
     }
 
-    private Counter clientBytes(FrontEnd e, String direction) {
+    private Counter clientBytes(ClientProtocol e, String direction) {
         return Counter.builder("vibridge.client.bytes")
                 .description("Bytes read from (in) and written to (out) clients' TCP connections, headers and "
                         + "framing included, by front end")
@@ -185,30 +185,30 @@ public final class GatewayMetrics {
         return registry;
     }
 
-    public void connectionOpened(FrontEnd e) {
+    public void connectionOpened(ClientProtocol e) {
         activeConnections[e.ordinal()].incrementAndGet();
         connectionsOpened[e.ordinal()].increment();
     }
 
-    public void connectionClosed(FrontEnd e) {
+    public void connectionClosed(ClientProtocol e) {
         activeConnections[e.ordinal()].decrementAndGet();
         connectionsClosed[e.ordinal()].increment();
     }
 
-    public ClientBytes clientBytes(FrontEnd e) {
+    public ClientBytes clientBytes(ClientProtocol e) {
         return clientBytes[e.ordinal()];
     }
 
     public void connectionOpened(Encapsulation e) {
-        connectionOpened(FrontEnd.of(e));
+        connectionOpened(ClientProtocol.of(e));
     }
 
     public void connectionClosed(Encapsulation e) {
-        connectionClosed(FrontEnd.of(e));
+        connectionClosed(ClientProtocol.of(e));
     }
 
     public ClientBytes clientBytes(Encapsulation e) {
-        return clientBytes(FrontEnd.of(e));
+        return clientBytes(ClientProtocol.of(e));
     }
 
     /** A connection ended by a seed-004 frame check (a bad CRC, an unknown Connection ID, ...). */

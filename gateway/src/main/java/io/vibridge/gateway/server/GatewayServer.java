@@ -24,7 +24,7 @@ import io.vibridge.gateway.bridge.staging.DirectMemory;
 import io.vibridge.gateway.bridge.staging.StagingPool;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.config.MemoryLimits;
-import io.vibridge.gateway.metrics.FrontEnd;
+import io.vibridge.gateway.metrics.ClientProtocol;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.ProcessMeters;
 import io.vibridge.gateway.metrics.RejectReason;
@@ -249,7 +249,7 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     private void onIwarpConnect(NetSocket socket, GatewayConfig.IwarpListener l) {
-        Pending pending = admit(socket, FrontEnd.IWARP);
+        Pending pending = admit(socket, ClientProtocol.IWARP);
         if (pending != null) {
             new IwarpBridge(shared, vertx, socket, l, pending).start();
         }
@@ -259,7 +259,7 @@ public final class GatewayServer implements AutoCloseable {
      * A new connection on any listener: its slot among the connections in setup, or null when it was closed
      * (stopping, over the connect rate, over a pending bound: counted, and in the periodic summary line).
      */
-    private Pending admit(NetSocket socket, FrontEnd frontEnd) {
+    private Pending admit(NetSocket socket, ClientProtocol frontEnd) {
         if (closed || !ready) {
             socket.close();
             return null;
@@ -386,7 +386,7 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     private void onConnect(NetSocket socket, Encapsulation encapsulation) {
-        Pending pending = admit(socket, FrontEnd.of(encapsulation));
+        Pending pending = admit(socket, ClientProtocol.of(encapsulation));
         if (pending != null) {
             new BridgedConnection(shared, vertx, socket, encapsulation, pending).start();
         }

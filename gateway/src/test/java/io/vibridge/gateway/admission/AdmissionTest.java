@@ -3,7 +3,7 @@ package io.vibridge.gateway.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vibridge.gateway.metrics.FrontEnd;
+import io.vibridge.gateway.metrics.ClientProtocol;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +17,7 @@ class AdmissionTest {
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     final Admission admission = new Admission(5, 3, registry, 60_000_000_000L);
 
-    double refused(FrontEnd fe, Refusal r) {
+    double refused(ClientProtocol fe, Refusal r) {
         return registry.get("vibridge.connections.refused").tag("encapsulation", fe.label()).tag("reason", r.tag())
                 .counter().count();
     }
@@ -26,18 +26,18 @@ class AdmissionTest {
     void boundsHoldGloballyAndPerClient_andSlotsComeBack() {
         List<Pending> held = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            Pending p = admission.admit(FrontEnd.VITCP, A);
+            Pending p = admission.admit(ClientProtocol.VITCP, A);
             if (p != null) {
                 held.add(p);
             }
         }
         assertThat(held).hasSize(3);
-        assertThat(refused(FrontEnd.VITCP, Refusal.PENDING_PER_CLIENT)).isEqualTo(1);
-        held.add(admission.admit(FrontEnd.IWARP, B));
-        held.add(admission.admit(FrontEnd.RDMATCP, B));
+        assertThat(refused(ClientProtocol.VITCP, Refusal.PENDING_PER_CLIENT)).isEqualTo(1);
+        held.add(admission.admit(ClientProtocol.IWARP, B));
+        held.add(admission.admit(ClientProtocol.RDMATCP, B));
         assertThat(held).doesNotContainNull();
-        assertThat(admission.admit(FrontEnd.IWARP, C)).as("the gateway's bound").isNull();
-        assertThat(refused(FrontEnd.IWARP, Refusal.PENDING)).isEqualTo(1);
+        assertThat(admission.admit(ClientProtocol.IWARP, C)).as("the gateway's bound").isNull();
+        assertThat(refused(ClientProtocol.IWARP, Refusal.PENDING)).isEqualTo(1);
         assertThat(admission.pending()).isEqualTo(5);
         assertThat(registry.get("vibridge.connections.pending").tag("encapsulation", "vitcp").gauge().value()).isEqualTo(3);
 
@@ -45,16 +45,16 @@ class AdmissionTest {
         held.get(0).end(); // once only
         assertThat(admission.pending()).isEqualTo(4);
         assertThat(admission.pending(A)).isEqualTo(2);
-        assertThat(admission.admit(FrontEnd.IWARP, C)).isNotNull();
+        assertThat(admission.admit(ClientProtocol.IWARP, C)).isNotNull();
         assertThat(registry.get("vibridge.connections.accepted").tag("encapsulation", "iwarp").counter().count())
                 .isEqualTo(2);
     }
 
     @Test
     void aFailedSetupIsCountedOnce_andLoggedAtInfoOncePerPeriodAndKind() {
-        Pending p1 = admission.admit(FrontEnd.VITCP, A);
-        Pending p2 = admission.admit(FrontEnd.VITCP, A);
-        Pending p3 = admission.admit(FrontEnd.VITCP, B);
+        Pending p1 = admission.admit(ClientProtocol.VITCP, A);
+        Pending p2 = admission.admit(ClientProtocol.VITCP, A);
+        Pending p3 = admission.admit(ClientProtocol.VITCP, B);
         assertThat(p1.failed(SetupFailure.TIMEOUT)).as("the first timeout of the period").isTrue();
         assertThat(p1.failed(SetupFailure.CLOSED)).as("ended already: not counted again").isFalse();
         assertThat(p2.failed(SetupFailure.TIMEOUT)).as("the second timeout of the period").isFalse();
@@ -70,10 +70,10 @@ class AdmissionTest {
     void theSummaryLineSaysWhatWasRefusedAndWhy_onceEachPeriod() {
         assertThat(admission.summary()).as("nothing happened").isNull();
         for (int i = 0; i < 5; i++) {
-            admission.admit(FrontEnd.VITCP, A);
+            admission.admit(ClientProtocol.VITCP, A);
         }
-        admission.refused(FrontEnd.IWARP, Refusal.RATE);
-        admission.admit(FrontEnd.IWARP, B).failed(SetupFailure.TIMEOUT);
+        admission.refused(ClientProtocol.IWARP, Refusal.RATE);
+        admission.admit(ClientProtocol.IWARP, B).failed(SetupFailure.TIMEOUT);
         Admission.Summary s = admission.summary();
         assertThat(s.refused()).isEqualTo(3);
         assertThat(s.line()).isEqualTo("vitcp: 2 refused at accept (2 per-client pending limit 3 "

@@ -4,7 +4,7 @@ import static io.vibridge.gateway.bridge.TestSupport.T;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.vibridge.gateway.metrics.FrontEnd;
+import io.vibridge.gateway.metrics.ClientProtocol;
 import io.vibridge.gateway.server.GatewayServer;
 import io.vibridge.gateway.tools.IwarpClient;
 import io.vibridge.iwarp.mpa.MpaFrame;
@@ -80,7 +80,7 @@ class PendingFloodTest {
     }
 
     /** What a hostile client of {@code fe} sends: the header of the largest unit it can claim, and no more. */
-    static byte[] claimingTheMaximum(FrontEnd fe) {
+    static byte[] claimingTheMaximum(ClientProtocol fe) {
         return switch (fe) {
             case VITCP -> {
                 ByteBuffer b = ByteBuffer.allocate(SegmentHeader.LENGTH);
@@ -107,7 +107,7 @@ class PendingFloodTest {
         };
     }
 
-    static int port(FrontEnd fe) {
+    static int port(ClientProtocol fe) {
         return switch (fe) {
             case VITCP -> gateway.port();
             case RDMATCP -> gateway.rdmaTcpPort();
@@ -116,7 +116,7 @@ class PendingFloodTest {
     }
 
     /** {@code n} connections from {@code from} to {@code fe}'s port, each sending {@code first} (may be empty). */
-    static List<SocketChannel> open(FrontEnd fe, String from, int n, byte[] first) throws IOException {
+    static List<SocketChannel> open(ClientProtocol fe, String from, int n, byte[] first) throws IOException {
         List<SocketChannel> l = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             SocketChannel ch = SocketChannel.open();
@@ -147,7 +147,7 @@ class PendingFloodTest {
         }
     }
 
-    static double count(String name, FrontEnd fe, String reason) {
+    static double count(String name, ClientProtocol fe, String reason) {
         MeterRegistry r = gateway.registry();
         var c = r.find(name).tag("encapsulation", fe.label()).tag("reason", reason).counter();
         return c == null ? 0 : c.count();
@@ -162,8 +162,8 @@ class PendingFloodTest {
     }
 
     /** A new connection of {@code fe} from 127.0.0.1 is bridged and echoes. */
-    static void assertNewClientWorks(FrontEnd fe) throws Exception {
-        if (fe == FrontEnd.IWARP) {
+    static void assertNewClientWorks(ClientProtocol fe) throws Exception {
+        if (fe == ClientProtocol.IWARP) {
             try (IwarpClient c = new IwarpClient(port(fe), false).awaitEstablished(T)) {
                 byte[] m = {1, 2, 3, 4, 5};
                 c.send(m);
@@ -172,7 +172,7 @@ class PendingFloodTest {
             return;
         }
         try (TestSupport.Client c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 2)) {
-            c.connect(port(fe), "echo", fe == FrontEnd.RDMATCP ? Encapsulation.RDMATCP : Encapsulation.VITCP);
+            c.connect(port(fe), "echo", fe == ClientProtocol.RDMATCP ? Encapsulation.RDMATCP : Encapsulation.VITCP);
             c.vi.postSend(Descriptor.send().data(c.mr, c.sendArea(0), 100));
             assertThat(c.vi.sendWait(T).isError()).isFalse();
             assertThat(c.vi.recvWait(T).isError()).isFalse();
@@ -180,8 +180,8 @@ class PendingFloodTest {
     }
 
     @ParameterizedTest
-    @EnumSource(FrontEnd.class)
-    void headersClaimingTheMaximum_fromManyAddresses_areBoundedThenTimedOut(FrontEnd fe) throws Exception {
+    @EnumSource(ClientProtocol.class)
+    void headersClaimingTheMaximum_fromManyAddresses_areBoundedThenTimedOut(ClientProtocol fe) throws Exception {
         double refusedBefore = count("vibridge.connections.refused", fe, "pending")
                 + count("vibridge.connections.refused", fe, "pending_per_client");
         double timeoutsBefore = count("vibridge.connections.setup.failed", fe, "timeout");
@@ -219,8 +219,8 @@ class PendingFloodTest {
     }
 
     @ParameterizedTest
-    @EnumSource(FrontEnd.class)
-    void oneAddress_holdsAtMostItsShare_whileOthersConnect(FrontEnd fe) throws Exception {
+    @EnumSource(ClientProtocol.class)
+    void oneAddress_holdsAtMostItsShare_whileOthersConnect(ClientProtocol fe) throws Exception {
         double before = count("vibridge.connections.refused", fe, "pending_per_client");
         List<SocketChannel> flood = open(fe, "127.0.29.77", 3 * PER_CLIENT, claimingTheMaximum(fe));
         try {
@@ -237,8 +237,8 @@ class PendingFloodTest {
     }
 
     @ParameterizedTest
-    @EnumSource(FrontEnd.class)
-    void silentAndPartialClients_areClosedByTheSetupTimeout(FrontEnd fe) throws Exception {
+    @EnumSource(ClientProtocol.class)
+    void silentAndPartialClients_areClosedByTheSetupTimeout(ClientProtocol fe) throws Exception {
         byte[] header = claimingTheMaximum(fe);
         List<SocketChannel> l = new ArrayList<>();
         try {

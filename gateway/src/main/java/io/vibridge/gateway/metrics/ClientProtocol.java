@@ -3,8 +3,8 @@ package io.vibridge.gateway.metrics;
 import io.vibridge.vitcp.wire.Encapsulation;
 import java.util.Locale;
 
-/** The TCP-side protocol of a bridge: native VI/TCP, VI/TCP in seed-004 frames, or iWARP (RFC 5040-5044). */
-public enum FrontEnd {
+/** The client-side protocol of a bridge: native VI/TCP, VI/TCP in seed-004 frames, or iWARP (RFC 5040-5044). */
+public enum ClientProtocol {
     VITCP,
     RDMATCP,
     IWARP;
@@ -14,7 +14,7 @@ public enum FrontEnd {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    public static FrontEnd of(Encapsulation e) {
+    public static ClientProtocol of(Encapsulation e) {
         return switch (e) {
             case VITCP -> VITCP;
             case RDMATCP -> RDMATCP;
