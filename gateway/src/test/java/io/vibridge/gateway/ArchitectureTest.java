@@ -34,9 +34,30 @@ class ArchitectureTest {
         // (io.vertx.core.json) need no event loop: the command line's views and perf --json use them.
         noClasses().that().resideOutsideOfPackages(
                         "io.vibridge.gateway.server..", "io.vibridge.gateway.bridge.client..", "io.vibridge.gateway.admin..")
-                .and().haveNameNotMatching("io\\.vibridge\\.gateway\\.bridge\\.(BridgedConnection|IwarpBridge|CutThrough|TargetOp)(\\$.*)?")
+                .and().haveNameNotMatching("io\\.vibridge\\.gateway\\.bridge\\.(BridgedConnection|CutThrough|TargetOp)(\\$.*)?")
                 .should().dependOnClassesThat(JavaClass.Predicates.resideInAnyPackage("io.vertx..", "io.netty..")
                         .and(DescribedPredicate.not(JavaClass.Predicates.resideInAPackage("io.vertx.core.json.."))))
+                .check(MAIN);
+    }
+
+    @Test
+    void theBridgeKnowsEachClientProtocolInItsFrontEndOnly() {
+        // the seam is the RDMA operation (FrontEnd, TargetOp): the generic connection, the InfiniBand leg and the
+        // client socket speak neither VI/TCP nor iWARP
+        noClasses().that().resideInAPackage("io.vibridge.gateway.bridge..")
+                .and().resideOutsideOfPackage("io.vibridge.gateway.bridge.vi..")
+                .should().dependOnClassesThat().resideInAPackage("io.vibridge.vitcp..")
+                .check(MAIN);
+        noClasses().that().resideInAPackage("io.vibridge.gateway.bridge..")
+                .and().resideOutsideOfPackage("io.vibridge.gateway.bridge.iwarp..")
+                .should().dependOnClassesThat().resideInAPackage("io.vibridge.iwarp..")
+                .check(MAIN);
+    }
+
+    @Test
+    void frontEndsSpeakNoVerbs() {
+        noClasses().that().resideInAnyPackage("io.vibridge.gateway.bridge.vi..", "io.vibridge.gateway.bridge.iwarp..")
+                .should().dependOnClassesThat().resideInAPackage("io.vibridge.verbs..")
                 .check(MAIN);
     }
 

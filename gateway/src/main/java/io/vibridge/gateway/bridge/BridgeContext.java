@@ -1,22 +1,17 @@
 package io.vibridge.gateway.bridge;
 
-import io.vibridge.cm.route.Discriminator;
 import io.vibridge.gateway.bridge.staging.StagingPool;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.Limit;
 import io.vibridge.verbs.AsyncEvent;
+import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.VerbsDevice;
-import io.vibridge.vitcp.engine.ConnectSecurity;
-import io.vibridge.vitcp.provider.HmacConnectSecurity;
-import io.vibridge.vitcp.security.ConnectSigner;
 import java.net.InetAddress;
-import java.time.InstantSource;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -24,7 +19,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What all bridges of one gateway share: the configuration, the verbs device and its protection
- * domain, the staging pool, the HMAC signers, metrics and the thread-safe budget counters
+ * domain, the staging pool, metrics and the thread-safe budget counters
  * (connections in total and per client address). Bridges register here for the admin listing.
  */
 public final class BridgeContext {
@@ -34,14 +29,10 @@ public final class BridgeContext {
     final ProtectionDomain pd;
     final StagingPool pool;
     final GatewayMetrics metrics;
-    /** Security Type 1 keys (VITCP-PROFILE §5): the global one (or null) and the routes' own. */
-    private final HmacConnectSecurity globalSecurity;
-    private final Map<Discriminator, HmacConnectSecurity> routeSecurity;
     private final AtomicLong ids = new AtomicLong();
     private final AtomicInteger bridged = new AtomicInteger();
     private final ConcurrentHashMap<InetAddress, AtomicInteger> perClient = new ConcurrentHashMap<>();
-    final Set<BridgedConnection> bridges = ConcurrentHashMap.newKeySet();
-    final Set<IwarpBridge> iwarpBridges = ConcurrentHashMap.newKeySet();
+    final Set<BridgedConnection> connections = ConcurrentHashMap.newKeySet();
     /** Every bridge's target queue pair by number, for the device's async events. */
     private final ConcurrentHashMap<Integer, TargetSide> queuePairs = new ConcurrentHashMap<>();
     /**
@@ -49,8 +40,7 @@ public final class BridgeContext {
      * default ephemeral range (net.ipv4.ip_local_port_range 32768-60999) from a random start, as rdma_cm binds
      * an active id to an ephemeral port of its port space.
      */
-    private final AtomicInteger cmaPorts = new AtomicInteger(
-            java.util.concurrent.ThreadLocalRandom.current().nextInt(CMA_PORTS));
+    private final AtomicInteger cmaPorts = new AtomicInteger(ThreadLocalRandom.current().nextInt(CMA_PORTS));
     private static final int CMA_FIRST_PORT = 32768;
     private static final int CMA_PORTS = 60999 - CMA_FIRST_PORT + 1;
 
@@ -61,29 +51,6 @@ public final class BridgeContext {
         this.pd = pd;
         this.pool = pool;
         this.metrics = metrics;
-        GatewayConfig.Security s = config.security();
-        globalSecurity = s.key() == null ? null : hmac(s.key(), s.replay());
-        Map<Discriminator, HmacConnectSecurity> m = new HashMap<>();
-        s.routeKeys().forEach((d, k) -> m.put(d, hmac(k, s.replay())));
-        routeSecurity = Map.copyOf(m);
-    }
-
-    private static HmacConnectSecurity hmac(byte[] key, ConnectSigner.Policy replay) {
-        return new HmacConnectSecurity(new ConnectSigner(key, InstantSource.system(), replay));
-    }
-
-    /** The key a route's Connect Requests are signed with (and its Accepts signed): its own, else the global one. */
-    ConnectSecurity security(Discriminator route) {
-        return routeSecurity.getOrDefault(route, globalSecurity);
-    }
-
-    /**
-     * As {@link #security(Discriminator)}, a verified request taking {@code client}'s share of the key's replay
-     * memory (security.replay-per-client): one client cannot fill it for the route's others (issue 29).
-     */
-    ConnectSecurity security(Discriminator route, InetAddress client) {
-        HmacConnectSecurity s = routeSecurity.getOrDefault(route, globalSecurity);
-        return s == null ? null : s.forClient(client);
     }
 
     public GatewayConfig config() {
@@ -98,14 +65,9 @@ public final class BridgeContext {
         return metrics;
     }
 
-    /** Bridges currently alive (admin listing, shutdown). */
-    public Set<BridgedConnection> bridges() {
-        return bridges;
-    }
-
-    /** iWARP bridges currently alive (admin listing, shutdown). */
-    public Set<IwarpBridge> iwarpBridges() {
-        return iwarpBridges;
+    /** Connections currently alive, of every front end (admin listing, shutdown). */
+    public Set<BridgedConnection> connections() {
+        return connections;
     }
 
     void registerQueuePair(int qpNum, TargetSide target) {
@@ -189,7 +151,7 @@ public final class BridgeContext {
      * refusal, most often its connection or memory budget, not a limit of the gateway (IB-WIRE-REFERENCE §5.5, REJ reason codes).
      */
     static String targetRejected(int reason) {
-        return "target REJ reason " + reason + (reason == io.vibridge.verbs.CmEvent.REJ_CONSUMER
+        return "target REJ reason " + reason + (reason == CmEvent.REJ_CONSUMER
                 ? " (the target refused: its own budget or policy, not a gateway limit)" : "");
     }
 

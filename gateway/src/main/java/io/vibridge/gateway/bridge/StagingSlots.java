@@ -17,18 +17,22 @@ import java.util.Arrays;
  * callback ({@link #takeAdmitted}) -> the client-to-target FIFO ({@link #enqueue}) -> posted -> free.
  * RDMA Read slots also sit in the read FIFO until their Read Response went to the client. Rings and
  * stacks are int arrays sized to the slot count: nothing is allocated per message.
+ *
+ * <p>A front end writes a client slot only through the typed methods ({@link #beginSend},
+ * {@link #beginWrite}, {@link #beginRead}, {@link #place}, {@link #append}, {@link #ended}); the fields stay the
+ * bridge's own (the {@link TargetSide} posts from them).
  */
-final class StagingSlots {
+public final class StagingSlots {
     /** Room for the FlowC 0 header in front of every slot's payload (CM-MAPPING §4). */
-    static final int HEADROOM = FlowControlHeader.LENGTH;
+    public static final int HEADROOM = FlowControlHeader.LENGTH;
 
-    /** What a client slot holds; target slots are NONE until their SEND is handed to the engine. */
-    enum Op { NONE, SEND, WRITE, READ }
+    /** What a client slot holds (NONE while free). */
+    public enum Op { NONE, SEND, WRITE, READ }
 
     private final StagingPool pool;
     private final int[] poolSlots;
     final int recvSlots;
-    final int clientSlots;
+    public final int clientSlots;
     /** The FlowC 0 control block (credit-update headers), or -1. */
     final int controlBlock;
 
@@ -103,7 +107,7 @@ final class StagingSlots {
      * Reserves {@code total} slots of the pool, {@code recvSlots} of them for target SENDs, plus a
      * control block when {@code control}; null when the pool is exhausted (nothing is held then).
      */
-    static StagingSlots reserve(StagingPool pool, int total, int recvSlots, boolean control) {
+    public static StagingSlots reserve(StagingPool pool, int total, int recvSlots, boolean control) {
         if (recvSlots < 0 || recvSlots > total) {
             throw new IllegalArgumentException("receive slots " + recvSlots + " of " + total);
         }
@@ -128,32 +132,136 @@ final class StagingSlots {
         pool.releaseControl(controlBlock);
     }
 
+    /** Slots in all: the target's receive slots first, then the client's. */
+    public int slotCount() {
+        return poolSlots.length;
+    }
+
     int slotSize() {
         return pool.slotSize();
     }
 
     /** Bytes of payload a slot takes (its size less the FlowC 0 headroom). */
-    int payloadCapacity() {
+    public int payloadCapacity() {
         return pool.slotSize() - HEADROOM;
     }
 
-    long reservedBytes() {
+    public long reservedBytes() {
         return (long) poolSlots.length * pool.slotSize();
     }
 
-    long bufferedBytes() {
+    public long bufferedBytes() {
         return (long) (clientSlots - freeTop) * pool.slotSize();
+    }
+
+    // ---------------------------------------------------------------------------- a client message
+
+    /** Slot {@code l} takes a client Send (VI message number {@code msgNo}; 0 where there is none). */
+    public void beginSend(int l, int msgNo) {
+        begin(l, Op.SEND, msgNo, 0, 0, 0);
+    }
+
+    /** Slot {@code l} takes a client RDMA Write of {@code length} bytes to the target's {@code raddr}/{@code rkey}. */
+    public void beginWrite(int l, int msgNo, long raddr, int rkey, int length) {
+        begin(l, Op.WRITE, msgNo, raddr, rkey, length);
+    }
+
+    /**
+     * Slot {@code l} takes a client RDMA Read of {@code length} bytes of the target's {@code raddr}/{@code rkey};
+     * it joins the read FIFO, in the order its Read Response must go out.
+     */
+    public void beginRead(int l, int msgNo, long raddr, int rkey, int length) {
+        begin(l, Op.READ, msgNo, raddr, rkey, length);
+        readReady[l] = false;
+        pushRead(l);
+    }
+
+    private void begin(int l, Op o, int number, long address, int key, int length) {
+        op[l] = o;
+        msgNo[l] = number;
+        raddr[l] = address;
+        rkey[l] = key;
+        len[l] = length;
+        placed[l] = 0;
+        hasImm[l] = false;
+        imm[l] = 0;
+        pendingWr[l] = 0;
+    }
+
+    /** Copies {@code n} bytes of {@code src} from {@code srcOff} into slot {@code l}'s payload at {@code at}. */
+    public void place(int l, int at, ByteBuffer src, int srcOff, int n) {
+        if (n > 0) {
+            buffer[l].put(base[l] + HEADROOM + at, src, srcOff, n);
+            placed[l] += n;
+        }
+    }
+
+    /** Copies {@code n} bytes of {@code src} from {@code srcOff} after the slot's message so far, which grows by them. */
+    public void append(int l, ByteBuffer src, int srcOff, int n) {
+        place(l, len[l], src, srcOff, n);
+        len[l] += n;
+    }
+
+    /** The message in slot {@code l} is whole: {@code length} bytes, with immediate data or not. */
+    public void ended(int l, int length, boolean hasImmediate, int immediate) {
+        len[l] = length;
+        hasImm[l] = hasImmediate;
+        imm[l] = immediate;
+    }
+
+    public Op op(int l) {
+        return op[l];
+    }
+
+    public int length(int l) {
+        return len[l];
+    }
+
+    public long remoteAddress(int l) {
+        return raddr[l];
+    }
+
+    public int remoteKey(int l) {
+        return rkey[l];
+    }
+
+    public int messageNumber(int l) {
+        return msgNo[l];
+    }
+
+    /** Whether the InfiniBand READ of read slot {@code l} completed (its Read Response may go out). */
+    public boolean readReady(int l) {
+        return readReady[l];
+    }
+
+    /** A view of slot {@code l}, reused for every message in it: the caller sets position and limit. */
+    public ByteBuffer view(int l) {
+        return views[l];
+    }
+
+    /** The buffer slot {@code l} lies in, and the offset of its payload there ({@link #payloadOffset}). */
+    public ByteBuffer buffer(int l) {
+        return buffer[l];
+    }
+
+    /** Where slot {@code l} (its headroom first) starts in {@link #buffer}. */
+    public int slotOffset(int l) {
+        return base[l];
+    }
+
+    public int payloadOffset(int l) {
+        return base[l] + HEADROOM;
     }
 
     // ---------------------------------------------------------------------------- client slots
 
     /** Whether a message was admitted and its slot not taken yet. */
-    boolean hasAdmitted() {
+    public boolean hasAdmitted() {
         return admitted >= 0;
     }
 
     /** Admits one new client message into a free slot; false when none is free (backpressure). */
-    boolean admit() {
+    public boolean admit() {
         if (admitted >= 0) {
             return true;
         }
@@ -165,26 +273,26 @@ final class StagingSlots {
     }
 
     /** The admitted slot, now owned by its message; -1 if none was admitted. */
-    int takeAdmitted() {
+    public int takeAdmitted() {
         int l = admitted;
         admitted = -1;
         return l;
     }
 
     /** Returns a client slot to the free stack; true when it held a message that consumed a VI credit. */
-    boolean free(int l) {
+    public boolean free(int l) {
         boolean credit = op[l] == Op.SEND || (op[l] == Op.WRITE && hasImm[l]);
         op[l] = Op.NONE;
         freeStack[freeTop++] = l;
         return credit;
     }
 
-    int freeClientSlots() {
+    public int freeClientSlots() {
         return freeTop;
     }
 
     /** Every client slot is free (none admitted, staged, posted or waiting for its Read Response). */
-    boolean clientSlotsIdle() {
+    public boolean clientSlotsIdle() {
         return freeTop == clientSlots && fifoCount == 0;
     }
 
@@ -218,18 +326,18 @@ final class StagingSlots {
     }
 
     /** The slot of the oldest Read Response still owed. */
-    int oldestRead() {
+    public int oldestRead() {
         return readFifo[readHead];
     }
 
-    int popRead() {
+    public int popRead() {
         int l = readFifo[readHead];
         readHead = (readHead + 1) % readFifo.length;
         readCount--;
         return l;
     }
 
-    int reads() {
+    public int reads() {
         return readCount;
     }
 

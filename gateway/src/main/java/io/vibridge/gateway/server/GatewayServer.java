@@ -18,7 +18,9 @@ import io.vibridge.gateway.admission.Pending;
 import io.vibridge.gateway.admission.Refusal;
 import io.vibridge.gateway.admin.ConnectionInfo;
 import io.vibridge.gateway.bridge.BridgedConnection;
-import io.vibridge.gateway.bridge.IwarpBridge;
+import io.vibridge.gateway.bridge.iwarp.IwarpFrontEnd;
+import io.vibridge.gateway.bridge.vi.RouteKeys;
+import io.vibridge.gateway.bridge.vi.ViFrontEnd;
 import io.vibridge.gateway.bridge.BridgeContext;
 import io.vibridge.gateway.bridge.staging.DirectMemory;
 import io.vibridge.gateway.bridge.staging.StagingPool;
@@ -66,6 +68,8 @@ public final class GatewayServer implements AutoCloseable {
     private final PrometheusMeterRegistry registry;
     private final ProcessMeters processMeters;
     private final BridgeContext shared;
+    /** The VI/TCP routes' Security Type 1 keys and their replay memory (VITCP-PROFILE §5). */
+    private final RouteKeys routeKeys;
     private final ConnectRateLimiter rate;
     /** The bound on connections in setup, for every listener (issue 29). */
     private final Admission admission;
@@ -137,6 +141,7 @@ public final class GatewayServer implements AutoCloseable {
         processMeters = ProcessMeters.bindTo(registry); // first: it configures the registry's meter filters
         GatewayMetrics metrics = new GatewayMetrics(registry);
         shared = new BridgeContext(config, device, pd, pool, metrics);
+        routeKeys = new RouteKeys(config.security());
         rate = new ConnectRateLimiter(config.limits().connectRate(), config.limits().connectBurst());
         admission = new Admission(config.limits().maxPending(), config.limits().maxPendingPerClient(), registry,
                 TimeUnit.MILLISECONDS.toNanos(SUMMARY_MILLIS));
@@ -251,7 +256,7 @@ public final class GatewayServer implements AutoCloseable {
     private void onIwarpConnect(NetSocket socket, GatewayConfig.IwarpListener l) {
         Pending pending = admit(socket, ClientProtocol.IWARP);
         if (pending != null) {
-            new IwarpBridge(shared, vertx, socket, l, pending).start();
+            new BridgedConnection(shared, vertx, socket, pending, new IwarpFrontEnd(l)).start();
         }
     }
 
@@ -388,7 +393,7 @@ public final class GatewayServer implements AutoCloseable {
     private void onConnect(NetSocket socket, Encapsulation encapsulation) {
         Pending pending = admit(socket, ClientProtocol.of(encapsulation));
         if (pending != null) {
-            new BridgedConnection(shared, vertx, socket, encapsulation, pending).start();
+            new BridgedConnection(shared, vertx, socket, pending, new ViFrontEnd(encapsulation, routeKeys)).start();
         }
     }
 
@@ -430,15 +435,12 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     private boolean anyBridge() {
-        return !shared.bridges().isEmpty() || !shared.iwarpBridges().isEmpty();
+        return !shared.connections().isEmpty();
     }
 
     private List<ConnectionInfo> connections() {
         List<ConnectionInfo> l = new ArrayList<>();
-        for (BridgedConnection b : shared.bridges()) {
-            l.add(b.info());
-        }
-        for (IwarpBridge b : shared.iwarpBridges()) {
+        for (BridgedConnection b : shared.connections()) {
             l.add(b.info());
         }
         l.sort((a, b) -> Long.compare(a.id(), b.id()));
@@ -493,19 +495,13 @@ public final class GatewayServer implements AutoCloseable {
         // new connections are closed at once from here on (closed = true); the listener itself is closed
         // after the drain, because closing a Vert.x NetServer closes its open connections too
         Duration grace = config.shutdownGrace();
-        int open = shared.bridges().size() + shared.iwarpBridges().size();
+        int open = shared.connections().size();
         if (open > 0) {
             log.info("gateway shutting down: draining {} connections (grace {})", open, grace);
         }
-        for (BridgedConnection b : shared.bridges()) {
-            b.shutdownAsync();
-        }
-        for (IwarpBridge b : shared.iwarpBridges()) {
-            b.shutdownAsync();
-        }
+        shared.connections().forEach(BridgedConnection::shutdownAsync);
         if (!bridgesGone(grace.plusSeconds(2))) {
-            log.warn("{} connections still hold resources at shutdown",
-                    shared.bridges().size() + shared.iwarpBridges().size());
+            log.warn("{} connections still hold resources at shutdown", shared.connections().size());
         }
         List<NetServer> listeners;
         synchronized (servers) {
@@ -597,8 +593,7 @@ public final class GatewayServer implements AutoCloseable {
         while (anyBridge() && System.nanoTime() < deadline) {
             sleep(20);
         }
-        shared.bridges().forEach(BridgedConnection::forceCloseAsync);
-        shared.iwarpBridges().forEach(IwarpBridge::forceCloseAsync);
+        shared.connections().forEach(BridgedConnection::forceCloseAsync);
         long hard = System.nanoTime() + 2_000_000_000L;
         while (anyBridge() && System.nanoTime() < hard) {
             sleep(20);

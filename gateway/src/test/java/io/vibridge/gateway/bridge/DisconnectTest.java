@@ -66,7 +66,7 @@ class DisconnectTest {
         assertThat(g.bridgeContext().pool().inUse()).isGreaterThan(0);
         c.vi.disconnect();
         awaitTrue(() -> target.disconnects.get() == before + 1);
-        awaitTrue(() -> g.bridgeContext().bridges().isEmpty());
+        awaitTrue(() -> g.bridgeContext().connections().isEmpty());
         assertThat(g.bridgeContext().pool().inUse()).isZero();
         assertThat(g.bridgeContext().bridgedConnections()).isZero();
     }
@@ -79,7 +79,7 @@ class DisconnectTest {
         roundTrip(c, 5000);
         target.disconnectAll();
         awaitTrue(() -> c.vi.state() != ViState.CONNECTED);
-        awaitTrue(() -> g.bridgeContext().bridges().isEmpty());
+        awaitTrue(() -> g.bridgeContext().connections().isEmpty());
         assertThat(g.bridgeContext().pool().inUse()).isZero();
         c.close();
     }
@@ -103,7 +103,7 @@ class DisconnectTest {
         } finally {
             targetDevice.setFaults(FaultConfig.NONE);
         }
-        awaitTrue(() -> gateway.bridgeContext().bridges().isEmpty());
+        awaitTrue(() -> gateway.bridgeContext().connections().isEmpty());
         c.close();
     }
 

@@ -123,7 +123,7 @@ class DoubleConnectRequestTest {
                 .count() == rounds);
         // each bridge's target side set up (or not) and torn down: every one released
         EndToEndTest.awaitTrue(() -> gateway.bridgeContext().bridgedConnections() == 1
-                && gateway.bridgeContext().bridges().size() == 1);
+                && gateway.bridgeContext().connections().size() == 1);
         // the gateway's own lines: no ERROR, no stack trace; a WARN only for a request that came after the Accept
         // (the connected VI's protocol error line). The test target's CM thread may complain of a REQ withdrawn
         // before it accepted it: not the gateway's.

@@ -315,7 +315,7 @@ class EndToEndTest {
         try (var tap = new SegmentTap(gateway.port());
                 var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
             c.connect(tap.port(), "echo" + flowc);
-            BridgedConnection bridge = gateway.bridgeContext().bridges().stream()
+            BridgedConnection bridge = gateway.bridgeContext().connections().stream()
                     .filter(b -> b.clientPort() == tap.upstreamPort()).findFirst().orElseThrow();
             int area = c.sendArea(3);
             int len = 10_000;
@@ -332,7 +332,7 @@ class EndToEndTest {
                 c.vi.postSend(Descriptor.send().data(c.mr, at, 20));
                 assertThat(c.vi.sendWait(T).isError()).isFalse();
                 awaitTrue(() -> target.cutsArrived.get() > arrivedBefore);
-                bridge.context().runOnContext(v -> {
+                bridge.vertxContext().runOnContext(v -> {
                     loopBlocked.countDown();
                     try {
                         loopGate.await(T.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
@@ -374,7 +374,7 @@ class EndToEndTest {
         try (var tap = new SegmentTap(gateway.port());
                 var c = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 1)) {
             c.connect(tap.port(), "echo" + flowc);
-            BridgedConnection bridge = gateway.bridgeContext().bridges().stream()
+            BridgedConnection bridge = gateway.bridgeContext().connections().stream()
                     .filter(b -> b.clientPort() == tap.upstreamPort()).findFirst().orElseThrow();
             int area = c.sendArea(3);
             int len = 5_000;
@@ -391,7 +391,7 @@ class EndToEndTest {
                 c.vi.postSend(Descriptor.send().data(c.mr, at, 20));
                 assertThat(c.vi.sendWait(T).isError()).isFalse();
                 awaitTrue(() -> target.cutsArrived.get() > arrivedBefore);
-                bridge.context().runOnContext(v -> {
+                bridge.vertxContext().runOnContext(v -> {
                     loopBlocked.countDown();
                     try {
                         loopGate.await(T.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);

@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * protection domain registers heap-free direct memory; the queue pair records what is posted; the
  * completion queue returns what the test {@linkplain Cq#complete completes}.
  */
-final class FakeVerbs {
+public final class FakeVerbs {
     private FakeVerbs() {
     }
 
@@ -54,7 +54,7 @@ final class FakeVerbs {
                 });
     }
 
-    static ProtectionDomain protectionDomain() {
+    public static ProtectionDomain protectionDomain() {
         return protectionDomain(new ArrayList<>());
     }
 

@@ -183,10 +183,10 @@ class IwarpBridgeTest {
         try (var c = new IwarpClient(port(1), false).awaitEstablished(T)) {
             c.send(new byte[] {9});
             c.awaitSend(T);
-            var infos = gateway.bridgeContext().iwarpBridges().stream().map(IwarpBridge::info).toList();
+            var infos = gateway.bridgeContext().connections().stream().map(BridgedConnection::info).toList();
             assertThat(infos).extracting(i -> i.frontEnd() + " " + i.route() + " " + i.state())
                     .contains("iwarp \"echo1\" CONNECTED");
         }
-        EndToEndTest.awaitTrue(() -> gateway.bridgeContext().iwarpBridges().isEmpty());
+        EndToEndTest.awaitTrue(() -> gateway.bridgeContext().connections().isEmpty());
     }
 }

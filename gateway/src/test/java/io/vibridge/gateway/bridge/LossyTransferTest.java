@@ -54,11 +54,11 @@ class LossyTransferTest {
                         rx = c.vi.recvWait(T);
                     } catch (RuntimeException e) {
                         System.out.println("STALL at message " + received + ": gateway "
-                                + g.bridgeContext().bridges().iterator().next().debugState() + " | target "
+                                + g.bridgeContext().connections().iterator().next().debugState() + " | target "
                                 + target.debugState() + " | client sent " + sent + " sendDone " + sendDone);
-                        g.bridgeContext().bridges().iterator().next().kickOutput();
+                        g.bridgeContext().connections().iterator().next().kickOutput();
                         Thread.sleep(2000);
-                        System.out.println("AFTER KICK: gateway " + g.bridgeContext().bridges().iterator().next().debugState()
+                        System.out.println("AFTER KICK: gateway " + g.bridgeContext().connections().iterator().next().debugState()
                                 + " recvDone " + c.vi.recvDone());
                         throw e;
                     }

@@ -86,7 +86,7 @@ class ManyConnectionsTest {
             for (Vi vi : vis) {
                 vi.disconnect();
             }
-            EndToEndTest.awaitTrue(() -> g.bridgeContext().bridges().isEmpty());
+            EndToEndTest.awaitTrue(() -> g.bridgeContext().connections().isEmpty());
             assertThat(g.bridgeContext().pool().inUse()).isZero();
             // a new connection takes slots from the chunks already made
             int chunks = staging.chunks();

@@ -105,7 +105,7 @@ class MetricsTest {
                 String conns = get(g.adminPort(), "/connections");
                 assertThat(conns).contains("\"route\":\"\\\"echo\\\"\"").contains("\"state\":\"CONNECTED\"");
             }
-            EndToEndTest.awaitTrue(() -> g.bridgeContext().bridges().isEmpty());
+            EndToEndTest.awaitTrue(() -> g.bridgeContext().connections().isEmpty());
             String after = get(g.adminPort(), "/metrics");
             assertThat(value(after, "vibridge_connections_active{encapsulation=\"vitcp\"}")).isEqualTo(0);
             assertThat(value(after, "vibridge_connections_closed_total{encapsulation=\"vitcp\"}")).isEqualTo(1);

@@ -33,8 +33,8 @@ class SlowReaderTest {
                             .putInt(40, 8 << 20);
                     r.write(s.clear());
                 }
-                EndToEndTest.awaitTrue(() -> !g.bridgeContext().bridges().isEmpty());
-                BridgedConnection b = g.bridgeContext().bridges().iterator().next();
+                EndToEndTest.awaitTrue(() -> !g.bridgeContext().connections().isEmpty());
+                BridgedConnection b = g.bridgeContext().connections().iterator().next();
                 // the TCP side backs up: held cut-through bytes climb to the budget and stay within it
                 EndToEndTest.awaitTrue(() -> b.cutThroughHeld() > CutThrough.BUDGET - 8192);
                 long retransmissions = target.device.counters().retransmissions();
@@ -72,7 +72,7 @@ class SlowReaderTest {
                     last = now;
                 }
                 assertThat(stable).as("the target's flood stopped").isGreaterThanOrEqualTo(10);
-                BridgedConnection b = g.bridgeContext().bridges().iterator().next();
+                BridgedConnection b = g.bridgeContext().connections().iterator().next();
                 assertThat(b.bufferedBytes()).isLessThanOrEqualTo(b.reservedBytes());
                 assertThat(b.reservedBytes()).isLessThanOrEqualTo(g.bridgeContext().config().limits().bufferPerConnection());
                 long netty = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory() - nettyBefore;

@@ -21,14 +21,14 @@ import java.time.Duration;
 import java.util.zip.CRC32C;
 
 /** Gateway configurations and VI/TCP clients (vitcp's provider library) for the bridge tests. */
-final class TestSupport {
+public final class TestSupport {
     static final Duration T = Duration.ofSeconds(30);
 
     private TestSupport() {
     }
 
     /** A gateway config on loopback with OS-chosen ports, the soft device at {@code ib} and routes as HOCON. */
-    static GatewayConfig config(String ib, String routes, String extra) {
+    public static GatewayConfig config(String ib, String routes, String extra) {
         String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0, rdmatcp-port = 0 }\n"
                 + "admin { host = \"127.0.0.1\", port = 0 }\n"
                 + "infiniband { provider = soft, address = \"" + ib + "\", local-ack-timeout = 14, cm-response-timeout = 14, max-cm-retries = 2 }\n"
@@ -37,7 +37,7 @@ final class TestSupport {
         return GatewayConfig.from(ConfigFactory.parseString(hocon));
     }
 
-    static String route(String match, String target, int port, int flowc, int bufs) {
+    public static String route(String match, String target, int port, int flowc, int bufs) {
         return "{ match = \"" + match + "\", target = \"" + target + "\", port = " + port + ", flowc = " + flowc
                 + ", receive-size = 65552, receive-buffers = " + bufs + " }";
     }

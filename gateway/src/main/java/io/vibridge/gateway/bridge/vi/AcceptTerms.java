@@ -1,10 +1,7 @@
-package io.vibridge.gateway.bridge;
+package io.vibridge.gateway.bridge.vi;
 
-import io.vibridge.cm.CmFormatException;
-import io.vibridge.cm.hello.FlowControl;
-import io.vibridge.cm.hello.HelloReply;
-import io.vibridge.cm.route.CmFormat;
-import io.vibridge.cm.route.RouteTarget;
+import io.vibridge.gateway.bridge.FrontEnd;
+import io.vibridge.gateway.bridge.StagingSlots;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.vitcp.engine.ConnectSecurity;
 import io.vibridge.vitcp.engine.LocalEndpoint;
@@ -22,28 +19,15 @@ import io.vibridge.vitcp.wire.ReliabilityLevel;
  */
 record AcceptTerms(long mtu, long targetReceiveSize, int targetBufs, int readWindow, ReliabilityLevel reliability) {
 
-    /**
-     * @param replyPrivateData the REP's private data (the HelloReply for {@code cm-format = hello})
-     * @throws CmFormatException when a Hello route's target answered with a bad HelloReply
-     */
-    static AcceptTerms negotiate(ConnectionHeader request, RouteTarget target, byte[] replyPrivateData,
-                                 GatewayConfig config, int clientSlots) throws CmFormatException {
-        long actRcvSz;
-        int bufs;
-        if (target.parameters().cmFormat() == CmFormat.HELLO) {
-            HelloReply reply = HelloReply.fromBytes(replyPrivateData);
-            actRcvSz = reply.actualReceiveSize();
-            bufs = reply.bufs();
-        } else {
-            actRcvSz = target.parameters().receiveSize();
-            bufs = 0;
-        }
-        boolean flowC0 = target.parameters().flowControl() == FlowControl.TRANSPORT;
+    /** The terms for the client's {@code request}, from the target's ({@code target}) and the gateway's. */
+    static AcceptTerms negotiate(ConnectionHeader request, FrontEnd.TargetTerms target, GatewayConfig config,
+                                 int clientSlots) {
+        long actRcvSz = target.targetReceiveSize();
         long mtu = Math.min(Math.min(request.mtu(), config.vi().maxMtu()),
-                Math.min(config.staging().payloadSize(), actRcvSz - (flowC0 ? StagingSlots.HEADROOM : 0)));
+                Math.min(config.staging().payloadSize(), actRcvSz - (target.flowC0() ? StagingSlots.HEADROOM : 0)));
         ReliabilityLevel level = request.attributes().reliability();
         int window = level == ReliabilityLevel.UNRELIABLE_DELIVERY ? 0 : Math.min(config.vi().rdmaReadWindow(), clientSlots);
-        return new AcceptTerms(mtu, actRcvSz, bufs, window, level);
+        return new AcceptTerms(mtu, actRcvSz, target.targetBufs(), window, level);
     }
 
     /** Below the profile's 32 KiB minimum (VITCP-PROFILE §5): the client gets Connect Reject IS 10. */

@@ -1,11 +1,9 @@
-package io.vibridge.gateway.bridge;
+package io.vibridge.gateway.bridge.vi;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.vibridge.cm.CmFormatException;
-import io.vibridge.cm.hello.HelloReply;
-import io.vibridge.cm.route.RouteTarget;
+import io.vibridge.gateway.bridge.FrontEnd;
+import io.vibridge.gateway.bridge.TestSupport;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.vitcp.engine.LocalEndpoint;
 import io.vibridge.vitcp.wire.ConnectionAttributes;
@@ -14,15 +12,16 @@ import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import org.junit.jupiter.api.Test;
 
-/** The Connect Accept's terms, from the client's request, the target's HelloReply and the configuration. */
+/** The Connect Accept's terms, from the client's request, the target's terms (its HelloReply) and the configuration. */
 class AcceptTermsTest {
 
     private static GatewayConfig config(int flowc, String extra) {
         return TestSupport.config("127.0.0.9", TestSupport.route("t", "127.0.0.10", 5000, flowc, 8), extra);
     }
 
-    private static RouteTarget target(GatewayConfig c) {
-        return c.routes().lookup("t").orElseThrow().target();
+    /** A FlowC 0 target's terms: its HelloReply's buffers and receive size. */
+    private static FrontEnd.TargetTerms reply(int bufs, long receiveSize) {
+        return new FrontEnd.TargetTerms(bufs, receiveSize, true, 4, 4);
     }
 
     private static ConnectionHeader request(ReliabilityLevel level, long mtu) {
@@ -31,40 +30,39 @@ class AcceptTermsTest {
     }
 
     @Test
-    void theMtuIsTheSmallestOfClientConfigurationSlotAndTargetReceiveLessTheFlowControlHeader() throws Exception {
+    void theMtuIsTheSmallestOfClientConfigurationSlotAndTargetReceiveLessTheFlowControlHeader() {
         GatewayConfig c = config(0, "vi { max-mtu = 1048576 }");
-        byte[] reply = HelloReply.of(8, 65552).toBytes();
-        AcceptTerms t = AcceptTerms.negotiate(request(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20), target(c), reply, c, 12);
+        FrontEnd.TargetTerms reply = reply(8, 65552);
+        AcceptTerms t = AcceptTerms.negotiate(request(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20), reply, c, 12);
         assertThat(t.mtu()).as("ActRcvSz 65552 less the 16-byte FlowC 0 header").isEqualTo(65536);
         assertThat(t.targetBufs()).isEqualTo(8);
 
-        AcceptTerms small = AcceptTerms.negotiate(request(ReliabilityLevel.RELIABLE_DELIVERY, 40_000), target(c), reply,
-                c, 12);
+        AcceptTerms small = AcceptTerms.negotiate(request(ReliabilityLevel.RELIABLE_DELIVERY, 40_000), reply, c, 12);
         assertThat(small.mtu()).as("the client's own").isEqualTo(40_000);
 
-        AcceptTerms capped = AcceptTerms.negotiate(request(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20), target(
-                config(0, "")), reply, config(0, "vi { max-mtu = 50000 }"), 12);
+        AcceptTerms capped = AcceptTerms.negotiate(request(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20), reply,
+                config(0, "vi { max-mtu = 50000 }"), 12);
         assertThat(capped.mtu()).as("vi.max-mtu").isEqualTo(50_000);
     }
 
     @Test
-    void aTargetReceiveBelow32KiBMakesTheMtuTooSmall() throws Exception {
+    void aTargetReceiveBelow32KiBMakesTheMtuTooSmall() {
         GatewayConfig c = config(0, "");
-        AcceptTerms t = AcceptTerms.negotiate(request(ReliabilityLevel.RELIABLE_DELIVERY, 65536), target(c),
-                HelloReply.of(8, 32 * 1024).toBytes(), c, 12);
+        AcceptTerms t = AcceptTerms.negotiate(request(ReliabilityLevel.RELIABLE_DELIVERY, 65536), reply(8, 32 * 1024), c,
+                12);
         assertThat(t.mtu()).isEqualTo(32 * 1024 - 16);
         assertThat(t.mtuTooSmall()).as("VITCP-PROFILE §5: 32 KiB at least").isTrue();
     }
 
     @Test
-    void theReadWindowIsBoundedByTheClientSlotsAndClosedAtUnreliableDelivery() throws Exception {
+    void theReadWindowIsBoundedByTheClientSlotsAndClosedAtUnreliableDelivery() {
         GatewayConfig c = config(0, "vi { rdma-read-window = 6 }");
-        byte[] reply = HelloReply.of(8, 65552).toBytes();
-        assertThat(AcceptTerms.negotiate(request(ReliabilityLevel.RELIABLE_RECEPTION, 65536), target(c), reply, c, 12)
+        FrontEnd.TargetTerms reply = reply(8, 65552);
+        assertThat(AcceptTerms.negotiate(request(ReliabilityLevel.RELIABLE_RECEPTION, 65536), reply, c, 12)
                 .readWindow()).isEqualTo(6);
-        assertThat(AcceptTerms.negotiate(request(ReliabilityLevel.RELIABLE_RECEPTION, 65536), target(c), reply, c, 3)
+        assertThat(AcceptTerms.negotiate(request(ReliabilityLevel.RELIABLE_RECEPTION, 65536), reply, c, 3)
                 .readWindow()).isEqualTo(3);
-        AcceptTerms ud = AcceptTerms.negotiate(request(ReliabilityLevel.UNRELIABLE_DELIVERY, 65536), target(c), reply, c,
+        AcceptTerms ud = AcceptTerms.negotiate(request(ReliabilityLevel.UNRELIABLE_DELIVERY, 65536), reply, c,
                 12);
         assertThat(ud.readWindow()).isZero();
         LocalEndpoint ep = ud.endpoint(request(ReliabilityLevel.UNRELIABLE_DELIVERY, 65536), c.vi(), 1, null);
@@ -73,12 +71,5 @@ class AcceptTermsTest {
         assertThat(ep.attributes().unordered()).as("seed 002: unordered operations understood").isTrue();
         assertThat(ep.attributes().conformsToProfile()).isTrue();
         assertThat(ep.discriminator()).isEqualTo(Discriminator.ofUtf8("t"));
-    }
-
-    @Test
-    void aBadHelloReplyIsRefused() {
-        GatewayConfig c = config(0, "");
-        assertThatThrownBy(() -> AcceptTerms.negotiate(request(ReliabilityLevel.RELIABLE_DELIVERY, 65536), target(c),
-                new byte[3], c, 12)).isInstanceOf(CmFormatException.class);
     }
 }

@@ -1,6 +1,9 @@
-package io.vibridge.gateway.bridge;
+package io.vibridge.gateway.bridge.vi;
 
+import io.vibridge.gateway.bridge.FrontEnd;
+import io.vibridge.gateway.bridge.StagingSlots;
 import io.vibridge.gateway.bridge.StagingSlots.Op;
+import io.vibridge.gateway.bridge.TargetOp;
 import io.vibridge.gateway.metrics.Direction;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.Operation;
@@ -23,7 +26,7 @@ import java.util.ArrayDeque;
  * ({@link #admitMessage}), which is the gateway's backpressure (DESIGN "End-to-end semantics").
  * Establishment and breakage go to the connection's {@link Lifecycle}.
  */
-final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
+final class EnginePeer implements ConnectionPeer {
     private static final int HEADROOM = StagingSlots.HEADROOM;
 
     /** The connection events the engine raises, and what this peer asks of the connection. */
@@ -45,7 +48,7 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
     private final Lifecycle lifecycle;
     private ViConnection engine;
     private StagingSlots slots;
-    private TargetSide target;
+    private FrontEnd.Host host;
     private SlotReceive[] receives;
     /** Outbound work whose operation completed, bound again for the next one (no allocation per message). */
     private final ArrayDeque<ViWork> spareWork = new ArrayDeque<>();
@@ -69,11 +72,11 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
         this.engine = engine;
     }
 
-    /** The staging and the target side exist (the connection was routed and its QP created). */
-    void attach(StagingSlots slots, TargetSide target) {
+    /** The staging exists (the connection was routed and its QP created); {@code host} posts what is staged. */
+    void attach(StagingSlots slots, FrontEnd.Host host) {
         this.slots = slots;
-        this.target = target;
-        int per = slots.op.length;
+        this.host = host;
+        int per = slots.slotCount();
         receives = new SlotReceive[per];
         for (int l = 0; l < per; l++) {
             receives[l] = new SlotReceive(l);
@@ -120,8 +123,7 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
         if (l < 0) {
             return null; // defensive: admission reserved one (VI receive queue empty)
         }
-        slots.op[l] = Op.SEND;
-        slots.msgNo[l] = messageNumber;
+        slots.beginSend(l, messageNumber);
         return receives[l];
     }
 
@@ -137,21 +139,12 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
         if (l < 0) {
             return IsCode.RESOURCES_EXHAUSTED;
         }
-        slots.raddr[l] = address;
-        slots.rkey[l] = handle;
-        slots.len[l] = (int) length;
-        slots.placed[l] = 0;
-        slots.msgNo[l] = messageNumber;
-        slots.hasImm[l] = false;
-        slots.pendingWr[l] = 0;
         if (write) {
-            slots.op[l] = Op.WRITE;
+            slots.beginWrite(l, messageNumber, address, handle, (int) length);
             curWrite = l;
         } else {
-            slots.op[l] = Op.READ;
-            slots.readReady[l] = false;
-            slots.pushRead(l);
-            stage(l);
+            slots.beginRead(l, messageNumber, address, handle, (int) length);
+            host.stage(l);
         }
         return 0;
     }
@@ -159,19 +152,15 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
     @Override
     public void rdmaPlace(long address, int handle, ByteBuffer src) {
         int l = curWrite;
-        int n = src.remaining();
-        int off = slots.base[l] + HEADROOM + (int) (address - slots.raddr[l]);
-        slots.buffer[l].put(off, src, src.position(), n);
-        slots.placed[l] += n;
+        slots.place(l, (int) (address - slots.remoteAddress(l)), src, src.position(), src.remaining());
     }
 
     @Override
     public void rdmaWritePlaced(int messageNumber, boolean hasImmediate, int immediateData) {
         int l = curWrite;
         curWrite = -1;
-        slots.hasImm[l] = hasImmediate;
-        slots.imm[l] = immediateData;
-        stage(l);
+        slots.ended(l, slots.length(l), hasImmediate, immediateData);
+        host.stage(l);
     }
 
     @Override
@@ -184,23 +173,16 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
             freeClientSlot(l);
             return;
         }
-        slots.len[l] = (int) length;
-        slots.hasImm[l] = (status & Status.IMMEDIATE) != 0;
-        slots.imm[l] = immediate;
-        stage(l);
-    }
-
-    private void stage(int l) {
-        slots.enqueue(l);
-        target.postStaged();
+        slots.ended(l, (int) length, (status & Status.IMMEDIATE) != 0, immediate);
+        host.stage(l);
     }
 
     /** The client message in slot {@code l} completed on InfiniBand. */
     void clientMessageDone(int l) {
-        metrics.message(Direction.CLIENT_TO_TARGET, slots.op[l] == Op.SEND ? Operation.SEND : Operation.RDMA_WRITE,
-                slots.len[l]);
+        metrics.message(Direction.CLIENT_TO_TARGET, slots.op(l) == Op.SEND ? Operation.SEND : Operation.RDMA_WRITE,
+                slots.length(l));
         if (reliableReception && engine.state() == ViConnection.State.CONNECTED) {
-            engine.inboundCompleted(slots.msgNo[l]); // now the client may have its Message ACK
+            engine.inboundCompleted(slots.messageNumber(l)); // now the client may have its Message ACK
         }
         freeClientSlot(l);
     }
@@ -221,7 +203,7 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
         if (engine.state() != ViConnection.State.CONNECTED) {
             return false;
         }
-        engine.failInbound(slots.msgNo[l], viErrorType, IsCode.REMOTE_TRANSPORT_ERROR);
+        engine.failInbound(slots.messageNumber(l), viErrorType, IsCode.REMOTE_TRANSPORT_ERROR);
         return reliableReception;
     }
 
@@ -233,11 +215,11 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
     @Override
     public ByteBuffer rdmaSource(long address, int handle, int length) {
         int l = slots.oldestRead();
-        if (!slots.readReady[l]) {
+        if (!slots.readReady(l)) {
             return null; // the InfiniBand READ has not completed: the engine waits for readSourceReady()
         }
-        int off = HEADROOM + (int) (address - slots.raddr[l]);
-        ByteBuffer v = slots.views[l];
+        int off = HEADROOM + (int) (address - slots.remoteAddress(l));
+        ByteBuffer v = slots.view(l);
         v.limit(off + length).position(off);
         return v;
     }
@@ -252,30 +234,15 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
         while (readResponsesWritten > 0) {
             readResponsesWritten--;
             int l = slots.popRead();
-            metrics.message(Direction.CLIENT_TO_TARGET, Operation.RDMA_READ, slots.len[l]);
+            metrics.message(Direction.CLIENT_TO_TARGET, Operation.RDMA_READ, slots.length(l));
             freeClientSlot(l);
         }
     }
 
     // ---------------------------------------------------------------------------- target -> client
 
-    @Override
-    public boolean up() {
-        return engine.state() == ViConnection.State.CONNECTED;
-    }
-
-    @Override
-    public void forward(TargetOp.Rdma op) {
-        post(op);
-    }
-
-    /** Hands the target SEND in receive slot {@code l} to the engine as a VI Send. */
-    void targetMessage(int l, int offset, int length, boolean hasImmediate, int immediate) {
-        slots.op[l] = Op.SEND;
-        post(new TargetOp.Send(l, offset, length, hasImmediate, immediate));
-    }
-
-    private void post(TargetOp op) {
+    /** Hands an operation of the target to the engine: a VI Send, RDMA Write or RDMA Read Request. */
+    void post(TargetOp op) {
         ViWork w = spareWork.poll();
         engine.post((w == null ? new ViWork(slots) : w).bind(op));
     }
@@ -291,8 +258,7 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
                 if (ok) {
                     metrics.message(Direction.TARGET_TO_CLIENT, Operation.SEND, s.length());
                 }
-                slots.op[s.slot()] = Op.NONE;
-                target.repost(s.slot()); // the client took it: the target may send again into this slot
+                host.delivered(s.slot()); // the client took it: the target may send again into this slot
             }
             case TargetOp.Rdma r -> {
                 if (ok) {
@@ -344,7 +310,7 @@ final class EnginePeer implements ConnectionPeer, TargetOrder.Client {
 
         @Override
         public void place(long offset, ByteBuffer src) {
-            slots.buffer[slot].put(slots.base[slot] + HEADROOM + (int) offset, src, src.position(), src.remaining());
+            slots.place(slot, (int) offset, src, src.position(), src.remaining());
         }
     }
 

@@ -1,13 +1,20 @@
-package io.vibridge.gateway.bridge;
+package io.vibridge.gateway.bridge.vi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vibridge.cm.route.Route;
+import io.vibridge.gateway.admission.Pending;
+import io.vibridge.gateway.bridge.BridgeContext;
+import io.vibridge.gateway.bridge.BridgedConnection;
+import io.vibridge.gateway.bridge.FakeVerbs;
+import io.vibridge.gateway.bridge.FrontEnd;
+import io.vibridge.gateway.bridge.StagingSlots;
 import io.vibridge.gateway.bridge.StagingSlots.Op;
+import io.vibridge.gateway.bridge.client.ClientSocket;
 import io.vibridge.gateway.bridge.staging.StagingPool;
+import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.metrics.GatewayMetrics;
-import io.vibridge.verbs.ProtectionDomain;
-import io.vibridge.verbs.WrOpcode;
 import io.vibridge.vitcp.engine.BreakCause;
 import io.vibridge.vitcp.engine.ConnectFailure;
 import io.vibridge.vitcp.engine.ConnectionPeer;
@@ -19,16 +26,18 @@ import io.vibridge.vitcp.engine.ViConnection;
 import io.vibridge.vitcp.wire.ConnectionAttributes;
 import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The engine peer between a real VI engine (fed the bytes of a client engine, no socket) and a
- * target side on fake verbs: admission is the backpressure, client Sends land in staging slots and
- * go to the target from there, a freed slot gives the client its credit back.
+ * recording host: admission is the backpressure, client Sends land in staging slots and are staged
+ * for the target from there, a freed slot gives the client its credit back.
  */
 class EnginePeerTest {
     private static final int SLOTS = 4;
@@ -36,14 +45,14 @@ class EnginePeerTest {
     private static final int CLIENT_SLOTS = SLOTS - RECV_SLOTS;
 
     private final List<String> lifecycle = new ArrayList<>();
-    private final List<FakeVerbs.Qp> qps = new ArrayList<>();
+    /** Slots handed to the host for the target, in order. */
+    private final List<Integer> staged = new ArrayList<>();
     private int slotsFreed;
     private boolean draining;
     private EnginePeer peer;
     private ViConnection gateway;
     private ViConnection client;
     private StagingSlots slots;
-    private FakeVerbs.Qp qp;
 
     private void connect() {
         connect(false);
@@ -51,12 +60,8 @@ class EnginePeerTest {
 
     /** With {@code flowControl} descriptor flow control is in force (VITCP-PROFILE §6): credits, NOPs. */
     private void connect(boolean flowControl) {
-        ProtectionDomain pd = FakeVerbs.protectionDomain(qps);
-        StagingPool pool = new StagingPool(pd, 70_000, 16, 16, 2);
+        StagingPool pool = new StagingPool(FakeVerbs.protectionDomain(), 70_000, 16, 16, 2);
         GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
-        BridgeContext shared = new BridgeContext(TestSupport.config("127.0.0.9",
-                TestSupport.route("x", "127.0.0.10", 5000, 1, RECV_SLOTS), ""),
-                FakeVerbs.device(new ArrayList<>(), Set.of()), pd, pool, metrics);
         peer = new EnginePeer(metrics, new Lifecycle());
         gateway = ViConnection.incoming(peer, EngineOptions.of(null), 0);
         peer.engine(gateway);
@@ -67,13 +72,10 @@ class EnginePeerTest {
         transfer(client, gateway);
         assertThat(lifecycle).containsExactly("connect requested");
         slots = StagingSlots.reserve(pool, SLOTS, RECV_SLOTS, false);
-        TargetSide target = new TargetSide(1, shared, slots, 65552, false, new NoEvents(), Runnable::run, null);
-        qp = qps.getLast();
-        peer.attach(slots, target);
+        peer.attach(slots, new RecordingHost());
         assertThat(gateway.accept(new LocalEndpoint(rd, Discriminator.ofUtf8("demo"), 65536, 0, 7, 32768, CLIENT_SLOTS, null),
                 CLIENT_SLOTS)).isTrue();
         peer.accepted(false);
-        target.established(0);
         transfer(gateway, client);
         assertThat(client.state()).isEqualTo(ViConnection.State.CONNECTED);
     }
@@ -109,11 +111,11 @@ class EnginePeerTest {
         byte[] payload = "hello, target".getBytes();
         client.post(new ClientSend(payload));
         assertThat(transfer(client, gateway)).isZero();
-        assertThat(qp.sends).singleElement().satisfies(s -> {
-            assertThat(s.opcode()).isEqualTo(WrOpcode.SEND);
-            assertThat(s.length()).isEqualTo(payload.length);
+        assertThat(staged).singleElement().satisfies(l -> {
+            assertThat(slots.op(l)).isEqualTo(Op.SEND);
+            assertThat(slots.length(l)).isEqualTo(payload.length);
             byte[] got = new byte[payload.length];
-            s.region().buffer().get(s.offset(), got);
+            slots.buffer(l).get(slots.payloadOffset(l), got);
             assertThat(got).isEqualTo(payload);
         });
     }
@@ -127,7 +129,7 @@ class EnginePeerTest {
         int unread = transfer(client, gateway);
         assertThat(unread).as("the fourth Send's payload stays in the input").isEqualTo(103);
         assertThat(gateway.awaitingAdmission()).isTrue();
-        assertThat(qp.sends).hasSize(CLIENT_SLOTS);
+        assertThat(staged).hasSize(CLIENT_SLOTS);
 
         peer.clientMessageDone(firstBusySlot()); // the target completed a Send
         assertThat(slotsFreed).isEqualTo(1);
@@ -142,7 +144,7 @@ class EnginePeerTest {
         transfer(client, gateway);
         transfer(gateway, client);
         int l = firstBusySlot();
-        assertThat(slots.op[l]).isEqualTo(Op.SEND);
+        assertThat(slots.op(l)).isEqualTo(Op.SEND);
         assertThat(client.peerCredits()).isEqualTo(CLIENT_SLOTS - 1);
         peer.clientMessageDone(l);
         transfer(gateway, client);
@@ -156,12 +158,12 @@ class EnginePeerTest {
         client.post(send(10));
         transfer(client, gateway);
         assertThat(gateway.awaitingAdmission()).isTrue();
-        assertThat(qp.sends).isEmpty();
+        assertThat(staged).isEmpty();
     }
 
     private int firstBusySlot() {
         for (int l = RECV_SLOTS; l < SLOTS; l++) {
-            if (slots.op[l] != Op.NONE) {
+            if (slots.op(l) != Op.NONE) {
                 return l;
             }
         }
@@ -195,45 +197,105 @@ class EnginePeerTest {
         }
     }
 
-    private static final class NoEvents implements TargetSide.Events {
+    /** The connection's side as the peer uses it: what it stages is recorded. */
+    private final class RecordingHost implements FrontEnd.Host {
+        private final Logger log = LoggerFactory.getLogger(EnginePeerTest.class);
+
         @Override
-        public void cmEvent(io.vibridge.verbs.CmEvent event) {
+        public void stage(int slot) {
+            staged.add(slot);
         }
 
         @Override
-        public void clientMessageDone(int slot) {
+        public void slotFreed() {
+            slotsFreed++;
         }
 
         @Override
-        public void clientMessageFailed(int slot, io.vibridge.verbs.WcStatus status) {
+        public StagingSlots slots() {
+            return slots;
         }
 
         @Override
-        public void clientMessageEnded(int slot) {
+        public long id() {
+            return 1;
         }
 
         @Override
-        public void readDone(int slot) {
+        public InetAddress clientAddress() {
+            return InetAddress.getLoopbackAddress();
         }
 
         @Override
-        public void targetReceivePolled() {
+        public int clientPort() {
+            return 1;
         }
 
         @Override
-        public void targetMessage(int slot, int offset, int length, boolean hasImmediate, int immediate) {
+        public Logger log() {
+            return log;
         }
 
         @Override
-        public void completionsPolled() {
+        public BridgedConnection.Phase phase() {
+            return draining ? BridgedConnection.Phase.DRAINING : BridgedConnection.Phase.CONNECTED;
+        }
+
+        // not used by the peer
+
+        @Override
+        public ClientSocket socket() {
+            throw new UnsupportedOperationException();
         }
 
         @Override
-        public void failed(io.vibridge.verbs.WcStatus status) {
+        public GatewayConfig config() {
+            throw new UnsupportedOperationException();
         }
 
         @Override
-        public void failed(String why) {
+        public GatewayMetrics metrics() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public BridgeContext context() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Pending pending() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void connect(Route route, int ird, int ord) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void delivered(int slot) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void splitTargetReads(long length) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void clientEnded(String why) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void fail(String why) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void pump() {
+            throw new UnsupportedOperationException();
         }
     }
 

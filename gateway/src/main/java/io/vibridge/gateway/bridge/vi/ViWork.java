@@ -1,5 +1,7 @@
-package io.vibridge.gateway.bridge;
+package io.vibridge.gateway.bridge.vi;
 
+import io.vibridge.gateway.bridge.StagingSlots;
+import io.vibridge.gateway.bridge.TargetOp;
 import io.vibridge.vitcp.engine.OrderingHint;
 import io.vibridge.vitcp.engine.OutboundWork;
 import java.nio.ByteBuffer;
@@ -86,7 +88,7 @@ final class ViWork implements OutboundWork {
     public int gather(long offset, int n, ByteBuffer[] out, int index) {
         out[index] = switch (op) {
             case TargetOp.Send s -> {
-                ByteBuffer v = slots.views[s.slot()];
+                ByteBuffer v = slots.view(s.slot());
                 int p = s.offset() + (int) offset;
                 yield v.limit(p + n).position(p);
             }

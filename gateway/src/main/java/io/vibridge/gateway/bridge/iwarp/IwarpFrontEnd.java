@@ -1,0 +1,500 @@
+package io.vibridge.gateway.bridge.iwarp;
+
+import io.vibridge.cm.route.Route;
+import io.vibridge.gateway.admission.SetupFailure;
+import io.vibridge.gateway.bridge.BridgedConnection.Phase;
+import io.vibridge.gateway.bridge.FrontEnd;
+import io.vibridge.gateway.bridge.StagingSlots;
+import io.vibridge.gateway.bridge.TargetOp;
+import io.vibridge.gateway.bridge.client.ClientSocket;
+import io.vibridge.gateway.config.GatewayConfig;
+import io.vibridge.gateway.metrics.ClientProtocol;
+import io.vibridge.gateway.metrics.Direction;
+import io.vibridge.gateway.metrics.GatewayMetrics;
+import io.vibridge.gateway.metrics.Operation;
+import io.vibridge.gateway.metrics.RejectReason;
+import io.vibridge.iwarp.engine.IwarpConnection;
+import io.vibridge.iwarp.mpa.MpaFrame;
+import io.vibridge.iwarp.mpa.MpaSettings;
+import io.vibridge.iwarp.mpa.MpaV2Params;
+import io.vibridge.iwarp.wire.DdpSegment;
+import io.vibridge.iwarp.wire.IwarpProtocolException;
+import io.vibridge.iwarp.wire.RdmapOpcode;
+import io.vibridge.iwarp.wire.ReadRequest;
+import io.vibridge.iwarp.wire.Terminate;
+import io.vibridge.iwarp.wire.TerminateCode;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import org.slf4j.Logger;
+
+/**
+ * The iWARP front end (Linux siw, Chelsio, irdma; cm-mapping/IWARP-MAPPING.md): the sans-I/O
+ * {@link IwarpConnection} on the client's socket. MPA names no service: the listener's port and the
+ * client's address choose the route. The MPA Reply waits for the target's REP; a refusal is an MPA
+ * Reject whose private data says why (RFC 6581 §5).
+ * <ul>
+ *   <li>client Send -> a staging slot -> InfiniBand SEND (posted once whole);</li>
+ *   <li>client RDMA Write -> its contiguous segments gathered in a slot -> RDMA WRITE with STag/TO as
+ *       R_Key/VA;</li>
+ *   <li>client Read Request -> RDMA READ into a slot -> Read Response, in request order;</li>
+ *   <li>target SEND -> Send; target RDMA WRITE (per packet) -> RDMA Write; target RDMA READ -> Read
+ *       Request into a sink STag of the engine's -> the Read Response answers the READ.</li>
+ * </ul>
+ * What goes to the client leaves in the order the target issued it, each message laid out whole, so
+ * nothing interleaves.
+ */
+public final class IwarpFrontEnd implements FrontEnd {
+    private final GatewayConfig.IwarpListener listener;
+    private Host host;
+    private Logger log;
+    private GatewayMetrics metrics;
+    private IwarpConnection engine;
+    private Route route;
+    /** The MPA Reply went out: the stream carries RDMA. */
+    private boolean accepted;
+    /** The connection drained or was refused: TCP is half-closed once what is queued went out. */
+    private boolean closing;
+    /** The stream terminated and the connection was told (once). */
+    private boolean ended;
+    /** Why the stream terminated (a Terminate either way, a protocol error). */
+    private String endReason;
+
+    /** Largest client Send the target can take (its receive size, less the FlowC 0 header). */
+    private int maxSend;
+    /** The client Send being gathered, or -1. */
+    private int curSend = -1;
+    /** The client RDMA Write being gathered (contiguous segments to one STag), or -1. */
+    private int curWrite = -1;
+    /** A client message waits for a free slot (its credit stall is counted once). */
+    private boolean admissionStalled;
+    /** What goes to the client, in the order the target issued it. */
+    private final ArrayDeque<TargetOp> toClient = new ArrayDeque<>();
+
+    /** A stream on {@code listener}'s port. */
+    public IwarpFrontEnd(GatewayConfig.IwarpListener listener) {
+        this.listener = listener;
+    }
+
+    @Override
+    public void start(Host h) {
+        this.host = h;
+        this.log = h.log();
+        this.metrics = h.metrics();
+        this.route = listener.routeFor(h.clientAddress()); // MPA names no service: the port and the client choose
+        GatewayConfig.Iwarp iw = h.config().iwarp();
+        this.engine = new IwarpConnection(iw.crcRequired(), iw.maxFpdu(), new Handler());
+    }
+
+    @Override
+    public ClientProtocol protocol() {
+        return ClientProtocol.IWARP;
+    }
+
+    // ================================================================================ the socket
+
+    @Override
+    public void receive(ByteBuffer in) {
+        engine.receive(in);
+    }
+
+    @Override
+    public boolean takesMore() {
+        // a refused message waits for a slot; a stream that ended or is closing takes nothing more
+        return engine.state() != IwarpConnection.State.TERMINATED && !closing && host.phase() != Phase.DRAINING;
+    }
+
+    /** Control output (MPA frames, Terminate), then Read Responses and what the target sent, while TCP takes it. */
+    @Override
+    public void writeOutput() {
+        ClientSocket socket = host.socket();
+        ByteBuffer c;
+        while ((c = engine.pollControl()) != null) {
+            ByteBuffer dst = socket.reserve(c.remaining());
+            dst.put(c);
+            socket.commit(dst);
+        }
+        if (accepted) {
+            drainReadResponses(socket);
+            drainToClient(socket);
+        }
+    }
+
+    @Override
+    public void outputWritten() {
+        if (closing && idle()) {
+            host.socket().end(); // IWARP-MAPPING "Disconnects": TCP FIN once what is queued went out
+        }
+        if (engine.state() == IwarpConnection.State.TERMINATED && !ended) {
+            ended = true;
+            host.clientEnded(endReason == null ? "stream terminated" : endReason);
+        }
+    }
+
+    @Override
+    public void socketClosed() {
+        // the connection drains: IWARP-MAPPING "Disconnects", the client's FIN becomes a DREQ
+    }
+
+    // ================================================================================ setup
+
+    @Override
+    public Duration requestTimeout() {
+        return host.config().iwarp().requestTimeout();
+    }
+
+    @Override
+    public String requestName() {
+        return "MPA Request";
+    }
+
+    @Override
+    public boolean awaitingRequest() {
+        return engine.state() == IwarpConnection.State.AWAITING_REQUEST;
+    }
+
+    @Override
+    public void requestTimedOut() {
+        metrics.rejected(RejectReason.PROTOCOL);
+        host.socket().close();
+    }
+
+    /** The client's MPA Request (RFC 6581): the InfiniBand side is connected; the Reply waits for the REP. */
+    private void requested(MpaV2Params params) {
+        host.connect(route, params.ird(), Math.max(params.ord(), 1));
+    }
+
+    @Override
+    public String targetRefused(Refusal refusal, String why) {
+        closing = true;
+        if (engine.state() != IwarpConnection.State.DECIDING) {
+            return "closed";
+        }
+        engine.reject(why.getBytes(StandardCharsets.US_ASCII));
+        return "MPA Reject";
+    }
+
+    @Override
+    public boolean targetAccepted(TargetTerms terms) {
+        StagingSlots slots = host.slots();
+        maxSend = (int) Math.min(slots.payloadCapacity(),
+                terms.targetReceiveSize() - (terms.flowC0() ? StagingSlots.HEADROOM : 0));
+        // IRD: the client's Read Requests this side takes at once = the READs the target accepts; ORD: the
+        // gateway's Read Requests = the READs the target issues (IWARP-MAPPING "Read depths")
+        MpaSettings s = engine.accept(terms.readsIn(), terms.readsOut(), new byte[0]);
+        accepted = true;
+        log.debug("conn {} {}:{} iWARP bridged route {}: MPA CRC {}, IRD {} ORD {}, RTR {}", host.id(),
+                host.clientAddress().getHostAddress(), host.clientPort(), route.discriminator(), s.crc() ? "on" : "off",
+                s.ird(), s.ord(), s.rtr());
+        return true;
+    }
+
+    // ================================================================================ client -> target
+
+    private boolean clientSend(DdpSegment s) {
+        StagingSlots slots = host.slots();
+        int n = s.payloadLength();
+        int mo = s.messageOffset();
+        if (curSend < 0) {
+            if (!admitSlot()) {
+                return false;
+            }
+            curSend = slots.takeAdmitted();
+            slots.beginSend(curSend, 0);
+        }
+        if ((long) mo + n > maxSend) {
+            throw new IwarpProtocolException(TerminateCode.DDP_UNTAGGED_TOO_LONG, "Message Offset", s.payloadOffset(),
+                    "a Send longer than the " + maxSend + " bytes the target takes");
+        }
+        int l = curSend;
+        slots.place(l, mo, s.buffer(), s.payloadOffset(), n);
+        if (s.last()) {
+            if (s.opcode().invalidates()) {
+                throw new IwarpProtocolException(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "Opcode", s.payloadOffset(),
+                        "Send with Invalidate is not bridged (IWARP-MAPPING \"Not bridged\")");
+            }
+            curSend = -1;
+            slots.ended(l, mo + n, false, 0);
+            metrics.message(Direction.CLIENT_TO_TARGET, Operation.SEND, mo + n);
+            host.stage(l);
+        }
+        return true;
+    }
+
+    /** Contiguous Write segments to one STag gather in one slot: one RDMA WRITE per message or full slot. */
+    private boolean clientWrite(DdpSegment s) {
+        StagingSlots slots = host.slots();
+        int n = s.payloadLength();
+        int l = curWrite;
+        if (l >= 0 && (slots.remoteKey(l) != s.stag() || slots.remoteAddress(l) + slots.length(l) != s.taggedOffset()
+                || slots.length(l) + n > slots.payloadCapacity())) {
+            flushWrite();
+            l = -1;
+        }
+        if (l < 0) {
+            if (!admitSlot()) {
+                return false;
+            }
+            l = slots.takeAdmitted();
+            curWrite = l;
+            slots.beginWrite(l, 0, s.taggedOffset(), s.stag(), 0);
+        }
+        slots.append(l, s.buffer(), s.payloadOffset(), n);
+        if (s.last()) {
+            flushWrite();
+        }
+        return true;
+    }
+
+    private void flushWrite() {
+        int l = curWrite;
+        curWrite = -1;
+        metrics.message(Direction.CLIENT_TO_TARGET, Operation.RDMA_WRITE, host.slots().length(l));
+        host.stage(l);
+    }
+
+    private boolean clientReadRequest(ReadRequest r) {
+        StagingSlots slots = host.slots();
+        if (r.sizeUnsigned() > slots.payloadCapacity()) {
+            throw new IwarpProtocolException(TerminateCode.RDMAP_UNSPECIFIED, "RDMA Read Message Size", 0,
+                    "a Read of " + r.sizeUnsigned() + " bytes; the gateway reads at most " + slots.payloadCapacity()
+                            + " at once (IWARP-MAPPING \"Not bridged\")");
+        }
+        if (!admitSlot()) {
+            return false;
+        }
+        int l = slots.takeAdmitted();
+        slots.beginRead(l, 0, r.sourceOffset(), r.sourceStag(), r.size());
+        metrics.message(Direction.CLIENT_TO_TARGET, Operation.RDMA_READ, r.size());
+        host.stage(l);
+        if (r.size() == 0) {
+            host.pump(); // answered without an InfiniBand READ
+        }
+        return true;
+    }
+
+    private boolean admitSlot() {
+        if (host.phase() != Phase.CONNECTED || closing) {
+            return false;
+        }
+        if (host.slots().admit()) {
+            admissionStalled = false;
+            return true;
+        }
+        if (!admissionStalled) { // one stall per waiting message, however often input is fed again
+            admissionStalled = true;
+            metrics.creditStall(Direction.CLIENT_TO_TARGET);
+        }
+        return false;
+    }
+
+    /** A client slot's InfiniBand work is over: the slot goes back, input may resume. */
+    private void freeSlot(int l) {
+        host.slots().free(l);
+        host.slotFreed();
+    }
+
+    @Override
+    public void clientOpDone(int slot) {
+        freeSlot(slot);
+    }
+
+    @Override
+    public boolean clientOpFailed(int slot, boolean accessError) {
+        return false; // no per-message report in iWARP: the stream is Terminated ({@link #fail})
+    }
+
+    @Override
+    public void clientOpEnded(int slot) {
+        freeSlot(slot);
+    }
+
+    @Override
+    public void readDone(int slot) {
+        host.pump();
+    }
+
+    // ================================================================================ target -> client
+
+    @Override
+    public boolean up() {
+        return host.phase() == Phase.CONNECTED;
+    }
+
+    @Override
+    public void deliver(TargetOp op) {
+        if (op instanceof TargetOp.Send s && s.hasImmediate()) {
+            // iWARP has no immediate data (RFC 5040): the target's message cannot be delivered as it was meant
+            host.fail("target SEND with immediate data, which iWARP cannot carry");
+            return;
+        }
+        toClient.add(op);
+        host.pump();
+    }
+
+    /** Lays out what may go to the client now, oldest first, while TCP takes it. */
+    private void drainToClient(ClientSocket socket) {
+        StagingSlots slots = host.slots();
+        TargetOp o;
+        while ((o = toClient.peek()) != null && engine.canTransmit() && !socket.writeQueueFull()) {
+            switch (o) {
+                case TargetOp.Send m -> {
+                    ByteBuffer dst = socket.reserve(engine.length(RdmapOpcode.SEND, m.length()));
+                    engine.send(dst, slots.buffer(m.slot()), slots.slotOffset(m.slot()) + m.offset(),
+                            m.length(), false, 0);
+                    socket.commit(dst);
+                    metrics.message(Direction.TARGET_TO_CLIENT, Operation.SEND, m.length());
+                    host.delivered(m.slot());
+                }
+                case TargetOp.Read r -> {
+                    if (!engine.canReadRequest()) {
+                        return; // the client's IRD is in use: this READ and all behind it wait (IBA 9.5 order)
+                    }
+                    ByteBuffer dst = socket.reserve(engine.readRequestLength());
+                    engine.readRequest(dst, r.length(), r.remoteKey(), r.remoteAddress(), r);
+                    socket.commit(dst);
+                    metrics.message(Direction.TARGET_TO_CLIENT, Operation.RDMA_READ, r.length());
+                }
+                case TargetOp.Write w -> {
+                    if (w.hasImmediate()) {
+                        toClient.poll();
+                        w.finish(false);
+                        host.fail("target RDMA WRITE with immediate data, which iWARP cannot carry");
+                        return;
+                    }
+                    ByteBuffer dst = socket.reserve(engine.length(RdmapOpcode.RDMA_WRITE, w.length()));
+                    ByteBuffer src = w.data();
+                    engine.write(dst, w.remoteKey(), w.remoteAddress(), src, src.position(), w.length());
+                    socket.commit(dst);
+                    metrics.message(Direction.TARGET_TO_CLIENT, Operation.RDMA_WRITE, w.length());
+                    w.finish(true);
+                }
+            }
+            toClient.poll();
+        }
+    }
+
+    /** Read Responses to the client's Read Requests whose READ completed, in request order. */
+    private void drainReadResponses(ClientSocket socket) {
+        StagingSlots slots = host.slots();
+        while (slots.reads() > 0 && engine.canTransmit() && !socket.writeQueueFull()) {
+            int l = slots.oldestRead();
+            if (!slots.readReady(l)) {
+                return;
+            }
+            slots.popRead();
+            ByteBuffer dst = socket.reserve(engine.length(RdmapOpcode.READ_RESPONSE, slots.length(l)));
+            engine.readResponse(dst, slots.buffer(l), slots.payloadOffset(l));
+            socket.commit(dst);
+            freeSlot(l);
+        }
+    }
+
+    private boolean readResponse(Object token, long offset, DdpSegment s) {
+        TargetOp.Read op = (TargetOp.Read) token;
+        op.place(offset, s.buffer(), s.payloadOffset(), s.payloadLength());
+        if (s.last()) {
+            op.finish(true);
+            host.pump(); // the IRD has room again
+        }
+        return true;
+    }
+
+    // ================================================================================ teardown
+
+    @Override
+    public boolean idle() {
+        return toClient.isEmpty() || engine.state() == IwarpConnection.State.TERMINATED;
+    }
+
+    @Override
+    public void close() {
+        closing = true; // FIN after what is queued (outputWritten), as siw closes a stream it disconnects
+    }
+
+    /** A failure on the InfiniBand side or in what the target asks: the client gets a Terminate. */
+    @Override
+    public void fail(String why, boolean accessError) {
+        log.info("conn {} {}: terminating the iWARP stream", host.id(), why);
+        if (engine.canTransmit() || engine.state() == IwarpConnection.State.AWAITING_FIRST_FPDU) {
+            engine.terminate(accessError ? TerminateCode.RDMAP_ACCESS_RIGHTS : TerminateCode.RDMAP_CATASTROPHIC_STREAM,
+                    why);
+        }
+    }
+
+    @Override
+    public void forceClose() {
+        closing = true;
+    }
+
+    @Override
+    public void released() {
+        for (TargetOp o : toClient) {
+            if (o instanceof TargetOp.Rdma op) {
+                op.finish(false);
+            }
+        }
+        toClient.clear();
+    }
+
+    @Override
+    public String debugState() {
+        return "engine=" + engine.state() + " toClient=" + toClient.size() + " closing=" + closing;
+    }
+
+    /** The engine's events. */
+    private final class Handler implements IwarpConnection.Handler {
+        @Override
+        public void requested(MpaFrame request, MpaV2Params params) {
+            IwarpFrontEnd.this.requested(params);
+        }
+
+        @Override
+        public boolean send(DdpSegment segment) {
+            return clientSend(segment);
+        }
+
+        @Override
+        public boolean write(DdpSegment segment) {
+            return clientWrite(segment);
+        }
+
+        @Override
+        public boolean readRequest(ReadRequest request) {
+            return clientReadRequest(request);
+        }
+
+        @Override
+        public boolean readResponse(Object token, long offset, DdpSegment segment) {
+            return IwarpFrontEnd.this.readResponse(token, offset, segment);
+        }
+
+        @Override
+        public void terminated(Terminate t) {
+            endReason = "client Terminate " + (t.code() == null ? t : t.code().description());
+            log.info("conn {} client sent Terminate {}", host.id(), t);
+        }
+
+        @Override
+        public void failed(IwarpProtocolException cause) {
+            if (endReason == null) {
+                endReason = "protocol error: " + cause.getMessage();
+            }
+            if (host.phase() != Phase.AWAITING_REQUEST) {
+                log.warn("conn {} {}:{} {}", host.id(), host.clientAddress().getHostAddress(), host.clientPort(),
+                        endReason);
+            } else {
+                metrics.rejected(RejectReason.PROTOCOL);
+                // not MPA at all: the first per summary period is a WARN, the rest DEBUG (a flood of them)
+                if (host.pending().failed(SetupFailure.PROTOCOL)) {
+                    log.warn("conn {} {}:{} {} (the first this period; GatewayServer's summary counts the rest)",
+                            host.id(), host.clientAddress().getHostAddress(), host.clientPort(), endReason);
+                } else {
+                    log.debug("conn {} {}:{} {}", host.id(), host.clientAddress().getHostAddress(), host.clientPort(),
+                            endReason);
+                }
+            }
+        }
+    }
+}
