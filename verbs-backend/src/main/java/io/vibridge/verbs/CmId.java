@@ -31,4 +31,14 @@ public interface CmId {
     default boolean peerDisconnected() {
         return false;
     }
+
+    /**
+     * True when the QP was in ERROR already, by the device's own doing, when the peer's DREQ reached the CM (neither
+     * this side's disconnect nor the CM moved it there): the device failed a request first, and the peer's DREQ is
+     * its answer to that (rxe moves a responder's QP to ERROR when it NAKs an access, with no async event in Linux
+     * 6.1, and the peer's DREQ may reach the consumer before the QP's flush). False where the provider cannot tell.
+     */
+    default boolean failedBeforePeerDisconnect() {
+        return false;
+    }
 }

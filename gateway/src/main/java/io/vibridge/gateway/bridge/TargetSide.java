@@ -186,7 +186,7 @@ final class TargetSide {
 
     /** Sends the CM REQ; CM events come back through {@link Events#cmEvent} on {@code onContext}. */
     void connect(VerbsDevice device, ConnectParams params, Executor onContext) {
-        cmId = device.connectionManager().connect(params, qp, events::cmEvent, onContext);
+        cmId = device.connectionManager().connect(params, qp, this::cmEvent, onContext);
     }
 
     /**
@@ -390,8 +390,7 @@ final class TargetSide {
             case FAILED -> {
                 if (wc.status != WcStatus.WR_FLUSH_ERROR) {
                     events.failed(wc.status);
-                } else if (!cutThrough && up && !down && !disconnectSent && !closed && !ownFailure
-                        && !(cmId != null && cmId.peerDisconnected())) {
+                } else if (errorUnexplained() && !(cmId != null && cmId.peerDisconnected())) {
                     flushedByTheDevice();
                 }
             }
@@ -490,6 +489,19 @@ final class TargetSide {
      * cut-through that is, in practice, the target RDMA-accessing the client's memory: said at once, counted as the
      * async event would have been, rather than left to the target's disconnect.
      */
+    /** The QP's ERROR has no cause of ours: no failed request, no disconnect, no cut-through refusal. */
+    private boolean errorUnexplained() {
+        return !cutThrough && up && !down && !disconnectSent && !closed && !ownFailure;
+    }
+
+    private void cmEvent(CmEvent e) {
+        if (e instanceof CmEvent.Disconnected && errorUnexplained() && cmId != null
+                && cmId.failedBeforePeerDisconnect()) {
+            flushedByTheDevice(); // the QP was in ERROR before the target's DREQ, which came before the flush
+        }
+        events.cmEvent(e);
+    }
+
     private void flushedByTheDevice() {
         refused("the InfiniBand queue pair went to ERROR with no failed work request of the gateway's: the device "
                 + "refused a request of the target's, in practice its RDMA to the client's memory (cut-through), which "

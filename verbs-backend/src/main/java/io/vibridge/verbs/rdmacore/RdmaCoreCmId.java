@@ -43,6 +43,7 @@ final class RdmaCoreCmId implements CmId {
     private volatile RdmaCoreQueuePair qp;
     /** The peer's DREQ or the device's removal arrived (set before the QP goes to ERROR). */
     private volatile boolean peerDisconnected;
+    private volatile boolean failedBeforePeerDisconnect;
     private ConnectParams params;
     private boolean destroyed;
     private boolean disconnected;
@@ -117,6 +118,8 @@ final class RdmaCoreCmId implements CmId {
                 RdmaCoreQueuePair q = qp;
                 if (q != null && q.state() != QpState.ERROR) {
                     q.toError();                          // the QP is not on the id: rdma_cm leaves it alone
+                } else if (q != null && !disconnectSent() && !q.movedToError()) {
+                    failedBeforePeerDisconnect = true;    // the device's own doing (ERROR before the DREQ)
                 }
                 if (!disconnectSent()) {
                     callQuietly();                        // our DREP (the peer's DREQ)
@@ -335,5 +338,10 @@ final class RdmaCoreCmId implements CmId {
     @Override
     public boolean peerDisconnected() {
         return peerDisconnected;
+    }
+
+    @Override
+    public boolean failedBeforePeerDisconnect() {
+        return failedBeforePeerDisconnect;
     }
 }

@@ -71,6 +71,8 @@ final class RdmaCoreQueuePair implements QueuePair {
     private final MemorySegment recvWr;
     private final MemorySegment recvSge;
     private final MemorySegment recvBad;
+    /** This side asked for ERROR (its own failure, or the CM's disconnect). */
+    private volatile boolean movedToError;
     private volatile int pathMtu;
     /** The state of the last successful ibv_modify_qp (iWARP's only source: see {@link #state(int)}). */
     private volatile QpState tracked = QpState.RESET;
@@ -396,6 +398,7 @@ final class RdmaCoreQueuePair implements QueuePair {
         if (closed) {
             return;
         }
+        movedToError = true;
         try {
             modify("ERR", a -> a.set(JAVA_INT, IbvLayouts.QPA_STATE, IBV_QPS_ERR), IBV_QP_STATE);
         } catch (VerbsException e) {
@@ -403,6 +406,11 @@ final class RdmaCoreQueuePair implements QueuePair {
                 throw e;
             }
         }
+    }
+
+    /** Whether this side moved the QP to ERROR ({@link #toError}): an ERROR without it is the device's own. */
+    boolean movedToError() {
+        return movedToError;
     }
 
     /** An async event on this QP (QP_FATAL, REQ_ERR, ACCESS_ERR...): kept for {@link #toString}. */
