@@ -16,6 +16,7 @@ import io.vibridge.gateway.bridge.FrontEnd.Refusal;
 import io.vibridge.gateway.bridge.client.ClientSocket;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.log.ConnectionLogger;
+import io.vibridge.gateway.metrics.Direction;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.Limit;
 import io.vibridge.gateway.metrics.RejectReason;
@@ -81,6 +82,8 @@ public final class BridgedConnection implements FrontEnd.Host {
      * Delivered in order once the client's connection is accepted; null when there was none.
      */
     private ArrayDeque<TargetOp> early;
+    /** A client message waits for a free slot (its credit stall is counted once). */
+    private boolean admissionStalled;
     /** Counted in the per-client budget ({@link BridgeContext#admit}). */
     private boolean admitted;
     /** Reached CONNECTED once (counted in the connection metrics). */
@@ -314,6 +317,22 @@ public final class BridgedConnection implements FrontEnd.Host {
     }
 
     // ============================================================================ data path
+
+    @Override
+    public boolean admit() {
+        if (phase != Phase.CONNECTED) {
+            return false;
+        }
+        if (slots.admit()) {
+            admissionStalled = false;
+            return true;
+        }
+        if (!admissionStalled) { // one stall per waiting message, however often the front end asks again
+            admissionStalled = true;
+            shared.metrics.creditStall(Direction.CLIENT_TO_TARGET);
+        }
+        return false;
+    }
 
     @Override
     public void stage(int slot) {

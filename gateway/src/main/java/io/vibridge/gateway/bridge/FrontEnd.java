@@ -65,6 +65,13 @@ public interface FrontEnd {
         /** The connection's staging slots (null before {@link #connect} reserved them). */
         StagingSlots slots();
 
+        /**
+         * Admits the client's next message into a free slot ({@link StagingSlots#takeAdmitted} then names it):
+         * false while none is free (backpressure; the stall is counted once per waiting message) or once the
+         * connection is not CONNECTED (no new message while it drains).
+         */
+        boolean admit();
+
         /** The client message staged in slot {@code slot} goes to the target in its turn. */
         void stage(int slot);
 

@@ -67,8 +67,6 @@ public final class IwarpFrontEnd implements FrontEnd {
     private int curSend = -1;
     /** The client RDMA Write being gathered (contiguous segments to one STag), or -1. */
     private int curWrite = -1;
-    /** A client message waits for a free slot (its credit stall is counted once). */
-    private boolean admissionStalled;
     /** What goes to the client, in the order the target issued it. */
     private final ArrayDeque<TargetOp> toClient = new ArrayDeque<>();
 
@@ -275,18 +273,7 @@ public final class IwarpFrontEnd implements FrontEnd {
     }
 
     private boolean admitSlot() {
-        if (host.phase() != Phase.CONNECTED || closing) {
-            return false;
-        }
-        if (host.slots().admit()) {
-            admissionStalled = false;
-            return true;
-        }
-        if (!admissionStalled) { // one stall per waiting message, however often input is fed again
-            admissionStalled = true;
-            metrics.creditStall(Direction.CLIENT_TO_TARGET);
-        }
-        return false;
+        return !closing && host.admit();
     }
 
     /** A client slot's InfiniBand work is over: the slot goes back, input may resume. */

@@ -37,9 +37,6 @@ final class EnginePeer implements ConnectionPeer {
 
         void broken(BreakCause cause, int viErrorType, int isCode);
 
-        /** Whether the connection drains (no new client message is admitted). */
-        boolean draining();
-
         /** A client slot came back, or a target SEND went out: the connection may have drained. */
         void slotFreed();
     }
@@ -52,7 +49,6 @@ final class EnginePeer implements ConnectionPeer {
     private SlotReceive[] receives;
     /** Outbound work whose operation completed, bound again for the next one (no allocation per message). */
     private final ArrayDeque<ViWork> spareWork = new ArrayDeque<>();
-    private boolean admissionStalled;
     /** Read Responses written whose slots are not freed yet ({@link #afterWritten}). */
     private int readResponsesWritten;
     /** The RDMA Write whose payload is being placed, or -1. */
@@ -95,18 +91,7 @@ final class EnginePeer implements ConnectionPeer {
 
     @Override
     public boolean admitMessage(SegmentType type, int messageNumber) {
-        if (lifecycle.draining()) {
-            return false; // no new message once draining
-        }
-        if (slots.admit()) {
-            admissionStalled = false;
-            return true;
-        }
-        if (!admissionStalled) { // one stall per waiting message, however often the engine asks again
-            admissionStalled = true;
-            metrics.creditStall(Direction.CLIENT_TO_TARGET);
-        }
-        return false;
+        return host.admit();
     }
 
     @Override

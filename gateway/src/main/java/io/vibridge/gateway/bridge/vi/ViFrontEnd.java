@@ -2,7 +2,6 @@ package io.vibridge.gateway.bridge.vi;
 
 import io.vibridge.cm.route.Route;
 import io.vibridge.gateway.admission.SetupFailure;
-import io.vibridge.gateway.bridge.BridgedConnection.Phase;
 import io.vibridge.gateway.bridge.FrontEnd;
 import io.vibridge.gateway.bridge.TargetOp;
 import io.vibridge.gateway.bridge.client.ClientSocket;
@@ -397,11 +396,6 @@ public final class ViFrontEnd implements FrontEnd {
         @Override
         public void broken(BreakCause cause, int viErrorType, int isCode) {
             ViFrontEnd.this.broken(cause, viErrorType, isCode);
-        }
-
-        @Override
-        public boolean draining() {
-            return host.phase() == Phase.DRAINING;
         }
 
         @Override

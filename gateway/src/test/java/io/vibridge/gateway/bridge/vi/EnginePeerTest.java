@@ -187,11 +187,6 @@ class EnginePeerTest {
         }
 
         @Override
-        public boolean draining() {
-            return draining;
-        }
-
-        @Override
         public void slotFreed() {
             slotsFreed++;
         }
@@ -200,6 +195,11 @@ class EnginePeerTest {
     /** The connection's side as the peer uses it: what it stages is recorded. */
     private final class RecordingHost implements FrontEnd.Host {
         private final Logger log = LoggerFactory.getLogger(EnginePeerTest.class);
+
+        @Override
+        public boolean admit() {
+            return !draining && slots.admit();
+        }
 
         @Override
         public void stage(int slot) {
