@@ -642,11 +642,6 @@ public final class BridgedConnection implements FrontEnd.Host {
     }
 
     @Override
-    public BridgeContext context() {
-        return shared;
-    }
-
-    @Override
     public Logger log() {
         return log;
     }

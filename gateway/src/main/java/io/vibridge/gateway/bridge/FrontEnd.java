@@ -45,8 +45,6 @@ public interface FrontEnd {
 
         GatewayMetrics metrics();
 
-        BridgeContext context();
-
         /** This connection's log (its lines carry the connection id). */
         Logger log();
 

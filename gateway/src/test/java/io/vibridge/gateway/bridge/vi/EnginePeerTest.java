@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vibridge.cm.route.Route;
 import io.vibridge.gateway.admission.Pending;
-import io.vibridge.gateway.bridge.BridgeContext;
 import io.vibridge.gateway.bridge.BridgedConnection;
 import io.vibridge.gateway.bridge.FakeVerbs;
 import io.vibridge.gateway.bridge.FrontEnd;
@@ -255,11 +254,6 @@ class EnginePeerTest {
 
         @Override
         public GatewayMetrics metrics() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public BridgeContext context() {
             throw new UnsupportedOperationException();
         }
 
