@@ -256,7 +256,7 @@ public final class StagingSlots {
     // ---------------------------------------------------------------------------- client slots
 
     /** Whether a message was admitted and its slot not taken yet. */
-    public boolean hasAdmitted() {
+    boolean hasAdmitted() {
         return admitted >= 0;
     }
 
@@ -287,7 +287,7 @@ public final class StagingSlots {
         return credit;
     }
 
-    public int freeClientSlots() {
+    int freeClientSlots() {
         return freeTop;
     }
 

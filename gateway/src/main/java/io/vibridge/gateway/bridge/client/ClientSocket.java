@@ -70,8 +70,6 @@ public final class ClientSocket {
     private boolean paused;
     /** Draining: held input is still fed, but a paused socket is not read again. */
     private boolean draining;
-    /** No more input is wanted: what arrives is dropped. */
-    private boolean inputDone;
     private boolean feeding;
     private boolean feedAgain;
     private boolean pumping;
@@ -124,7 +122,7 @@ public final class ClientSocket {
 
     /** Takes ownership of {@code b}. */
     private void onData(ByteBuf b) {
-        if (closed || inputDone) {
+        if (closed) {
             b.release();
             return;
         }
@@ -176,7 +174,7 @@ public final class ClientSocket {
             pause(); // the stream cannot take the next message yet: wait for resumeInput
         } else {
             dropInput();
-            if (paused && !draining && !inputDone) {
+            if (paused && !draining) {
                 paused = false;
                 socket.resume();
             }
@@ -196,18 +194,9 @@ public final class ClientSocket {
         draining = true;
     }
 
-    /** No more input is wanted (the stream is ending): what arrives from now on is dropped, reading stops. */
-    public void stopInput() {
-        inputDone = true;
-        dropInput();
-        if (!closed) {
-            pause();
-        }
-    }
-
     /** Room came back: continue with held input (or let the stream retry a refused header). */
     public void resumeInput() {
-        if (!closed && !inputDone) {
+        if (!closed) {
             feed();
         }
     }
@@ -217,11 +206,6 @@ public final class ClientSocket {
             held.release();
             held = null;
         }
-    }
-
-    /** Whether input waits for room (diagnostics). */
-    public boolean holdingInput() {
-        return held != null;
     }
 
     // ---------------------------------------------------------------------------- output

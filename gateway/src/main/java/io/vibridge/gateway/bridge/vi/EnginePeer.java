@@ -21,24 +21,22 @@ import java.util.ArrayDeque;
 
 /**
  * The VI engine's view of the bridge ({@link ConnectionPeer}): the client's messages land in
- * staging slots and go to the {@link TargetSide} in order; the target's SENDs leave their receive
- * slots as VI Sends. The engine admits a new client message only with a free slot
- * ({@link #admitMessage}), which is the gateway's backpressure (DESIGN "End-to-end semantics").
- * Establishment and breakage go to the connection's {@link Lifecycle}.
+ * staging slots and are staged for the target in order ({@link FrontEnd.Host#stage}); what the target
+ * issued leaves as VI Sends, RDMA Writes and Read Requests ({@link ViWork}). The engine admits a new
+ * client message only with a free slot ({@link #admitMessage}, {@link FrontEnd.Host#admit}), which is
+ * the gateway's backpressure (DESIGN "End-to-end semantics"). Establishment and breakage go to the
+ * front end's {@link Lifecycle}.
  */
 final class EnginePeer implements ConnectionPeer {
     private static final int HEADROOM = StagingSlots.HEADROOM;
 
-    /** The connection events the engine raises, and what this peer asks of the connection. */
+    /** The connection events the engine raises. */
     interface Lifecycle {
         void connectRequested();
 
         void connectFailed(ConnectFailure failure, int isCode);
 
         void broken(BreakCause cause, int viErrorType, int isCode);
-
-        /** A client slot came back, or a target SEND went out: the connection may have drained. */
-        void slotFreed();
     }
 
     private final GatewayMetrics metrics;
@@ -176,7 +174,7 @@ final class EnginePeer implements ConnectionPeer {
         if (slots.free(l) && engine.state() == ViConnection.State.CONNECTED) {
             engine.receivePosted(); // the client's credit comes back (VITCP-PROFILE §6)
         }
-        lifecycle.slotFreed();
+        host.slotFreed(); // a client slot came back, or a target operation went out
     }
 
     /**
@@ -253,7 +251,7 @@ final class EnginePeer implements ConnectionPeer {
                 r.finish(ok);
             }
         }
-        lifecycle.slotFreed();
+        host.slotFreed(); // a client slot came back, or a target operation went out
     }
 
     // ---------------------------------------------------------------------------- lifecycle

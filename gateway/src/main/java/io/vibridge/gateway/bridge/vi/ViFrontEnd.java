@@ -397,10 +397,5 @@ public final class ViFrontEnd implements FrontEnd {
         public void broken(BreakCause cause, int viErrorType, int isCode) {
             ViFrontEnd.this.broken(cause, viErrorType, isCode);
         }
-
-        @Override
-        public void slotFreed() {
-            host.slotFreed();
-        }
     }
 }

@@ -184,11 +184,6 @@ class EnginePeerTest {
         public void broken(BreakCause cause, int viErrorType, int isCode) {
             lifecycle.add("broken " + cause);
         }
-
-        @Override
-        public void slotFreed() {
-            slotsFreed++;
-        }
     }
 
     /** The connection's side as the peer uses it: what it stages is recorded. */
