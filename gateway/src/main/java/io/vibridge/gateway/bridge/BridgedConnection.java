@@ -2,11 +2,8 @@ package io.vibridge.gateway.bridge;
 
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vertx.core.net.NetSocket;
 import io.vibridge.cm.CmFormatException;
 import io.vibridge.cm.hello.FlowControl;
-import io.vibridge.cm.hello.HelloReply;
-import io.vibridge.cm.route.CmFormat;
 import io.vibridge.cm.route.Route;
 import io.vibridge.cm.route.RouteTarget;
 import io.vibridge.gateway.admin.ConnectionInfo;
@@ -14,6 +11,7 @@ import io.vibridge.gateway.admission.Pending;
 import io.vibridge.gateway.admission.SetupFailure;
 import io.vibridge.gateway.bridge.FrontEnd.Refusal;
 import io.vibridge.gateway.bridge.client.ClientSocket;
+import io.vibridge.gateway.bridge.client.Transport;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.log.ConnectionLogger;
 import io.vibridge.gateway.metrics.Direction;
@@ -26,7 +24,6 @@ import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.WcStatus;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 
@@ -59,7 +56,6 @@ public final class BridgedConnection implements FrontEnd.Host {
 
     private final BridgeContext shared;
     private final GatewayConfig config;
-    private final Vertx vertx;
     private final Context context;
     private final Executor onContext;
     private final long id;
@@ -68,7 +64,7 @@ public final class BridgedConnection implements FrontEnd.Host {
     private final long openedAtMillis = System.currentTimeMillis();
     private final FrontEnd front;
     private final ClientSocket socket;
-    private final Events events = new Events();
+    private final ConnectionEvents events;
     /** Its slot among the connections in setup (limits.max-pending), returned once bridged, answered or closed. */
     private final Pending pending;
     private Phase phase = Phase.AWAITING_REQUEST;
@@ -76,12 +72,6 @@ public final class BridgedConnection implements FrontEnd.Host {
     private StagingSlots slots;
     private TargetSide target;
     private TargetOrder order;
-    /**
-     * What the target issued while the connection still waited for the CM Established event: the target may
-     * send as soon as it has our RTU, and its completions and our CM event reach this context in either order.
-     * Delivered in order once the client's connection is accepted; null when there was none.
-     */
-    private ArrayDeque<TargetOp> early;
     /** A client message waits for a free slot (its credit stall is counted once). */
     private boolean admissionStalled;
     /** Counted in the per-client budget ({@link BridgeContext#admit}). */
@@ -91,22 +81,21 @@ public final class BridgedConnection implements FrontEnd.Host {
     private boolean released;
     private long requestAt;
     private long cmStart;
-    private long requestTimer = -1;
-    private long graceTimer = -1;
-    private long keepaliveTimer = -1;
+    private final ConnectionTimers timers;
     private String closeReason;
 
     /** The connection on {@code socket}, holding {@code pending} until its setup is over. */
-    public BridgedConnection(BridgeContext shared, Vertx vertx, NetSocket socket, Pending pending, FrontEnd front) {
+    public BridgedConnection(BridgeContext shared, Vertx vertx, Transport socket, Pending pending, FrontEnd front) {
         this.shared = shared;
         this.pending = pending;
         this.config = shared.config;
-        this.vertx = vertx;
+        this.timers = new ConnectionTimers(vertx);
         this.context = vertx.getOrCreateContext();
         this.onContext = r -> context.runOnContext(v -> r.run());
         this.id = shared.nextId();
         this.log = ConnectionLogger.of(BridgedConnection.class, id);
         this.front = front;
+        this.events = new ConnectionEvents(this, front);
         this.socket = new ClientSocket(id, socket, shared.metrics.clientBytes(front.protocol()));
         InetAddress a;
         try {
@@ -122,9 +111,8 @@ public final class BridgedConnection implements FrontEnd.Host {
     public void start() {
         shared.connections.add(this);
         front.start(this);
-        socket.start(events);
-        requestTimer = vertx.setTimer(front.requestTimeout().toMillis(), t -> {
-            requestTimer = -1;
+        socket.start(front, this::socketClosed);
+        timers.requestDeadline(front.requestTimeout(), () -> {
             if (phase == Phase.AWAITING_REQUEST && front.awaitingRequest()) {
                 // nothing, or part of a request: closed all the same; one INFO line per summary period, the others
                 // DEBUG (a flood of silent connections is one line, not thousands)
@@ -149,8 +137,7 @@ public final class BridgedConnection implements FrontEnd.Host {
 
     @Override
     public void connect(Route r, int ird, int ord) {
-        cancel(requestTimer);
-        requestTimer = -1;
+        timers.requestAnswered();
         requestAt = System.nanoTime();
         route = r;
         Limit limit = shared.admit(clientAddress);
@@ -175,16 +162,10 @@ public final class BridgedConnection implements FrontEnd.Host {
             CutThrough cut = new CutThrough(() -> context.runOnContext(v -> forwardTargetRdma()));
             target = new TargetSide(id, shared, slots, t.parameters().receiveSize(), flowC0, events, onContext, cut);
             order = new TargetOrder(target.cutThrough() ? cut : null, events);
-            GatewayConfig.Infiniband ib = config.infiniband();
+            events.attach(target, order);
             byte[] pd = t.requestPrivateData(clientAddress, clientPort, shared.device.address(), shared.nextCmaPort(),
                     shared.device.connectionManager().writesCmaHeader());
-            // the target may READ the client as deep as the client's IRD, and the client READs the target as deep
-            // as its ORD (IWARP-MAPPING "Read depths")
-            int responder = Math.max(1, Math.min(ib.responderResources(), ird));
-            int initiator = Math.max(1, Math.min(ib.initiatorDepth(), ord));
-            ConnectParams p = new ConnectParams(t.address(), t.serviceId().value(), pd, responder, initiator,
-                    ib.retryCount(), ib.rnrRetry(), ib.localAckTimeout(), ib.cmResponseTimeout(), ib.maxCmRetries(),
-                    ib.pathMtu(), 12);
+            ConnectParams p = CmTerms.request(t, config.infiniband(), pd, ird, ord);
             phase = Phase.CONNECTING_TARGET;
             cmStart = System.nanoTime();
             if (log.isDebugEnabled()) {
@@ -198,7 +179,7 @@ public final class BridgedConnection implements FrontEnd.Host {
         }
     }
 
-    private void cmEvent(CmEvent e) {
+    void cmEvent(CmEvent e) {
         switch (e) {
             case CmEvent.Established est -> targetEstablished(est);
             case CmEvent.Rejected r -> {
@@ -230,7 +211,7 @@ public final class BridgedConnection implements FrontEnd.Host {
         shared.metrics.cmRoundTrip(System.nanoTime() - cmStart);
         FrontEnd.TargetTerms terms;
         try {
-            terms = terms(est);
+            terms = CmTerms.granted(route.target(), config.infiniband(), est);
         } catch (CmFormatException ex) {
             log.info("conn {} bad HelloReply: {}", id, ex.getMessage());
             target.disconnect();
@@ -245,45 +226,15 @@ public final class BridgedConnection implements FrontEnd.Host {
         target.established(terms.targetBufs());
         opened = true;
         phase = Phase.CONNECTED;
-        if (early != null) {
-            ArrayDeque<TargetOp> ops = early;
-            early = null;
-            for (TargetOp op : ops) {
-                front.deliver(op);
+        order.accept();
+        timers.keepalive(config.infiniband().keepalive(), () -> {
+            if (phase == Phase.CONNECTED) {
+                target.keepaliveTick();
             }
-        }
-        long keepalive = config.infiniband().keepalive().toMillis();
-        if (keepalive > 0) {
-            keepaliveTimer = vertx.setPeriodic(keepalive, tick -> {
-                if (phase == Phase.CONNECTED) {
-                    target.keepaliveTick();
-                }
-            });
-        }
+        });
         shared.metrics.connectionOpened(front.protocol());
         shared.metrics.connectSetup(System.nanoTime() - requestAt);
         pending.end();
-    }
-
-    /** The target's terms from its REP: its HelloReply on a Hello route, the depths it agreed to. */
-    private FrontEnd.TargetTerms terms(CmEvent.Established est) throws CmFormatException {
-        RouteTarget t = route.target();
-        int bufs = 0;
-        long receiveSize = t.parameters().receiveSize();
-        if (t.parameters().cmFormat() == CmFormat.HELLO) {
-            HelloReply reply = HelloReply.fromBytes(est.privateData());
-            bufs = reply.bufs();
-            receiveSize = reply.actualReceiveSize();
-        }
-        GatewayConfig.Infiniband ib = config.infiniband();
-        // the client's READs the target takes at once (REP responder resources), the target's READs of the client
-        // (REP initiator depth); a provider that does not report them leaves the configured depths
-        int in = est.responderResources() >= 0 ? Math.min(ib.initiatorDepth(), est.responderResources())
-                : ib.initiatorDepth();
-        int out = est.initiatorDepth() >= 0 ? Math.min(ib.responderResources(), est.initiatorDepth())
-                : ib.responderResources();
-        return new FrontEnd.TargetTerms(bufs, receiveSize, t.parameters().flowControl() == FlowControl.TRANSPORT,
-                Math.max(in, 1), Math.max(out, 1));
     }
 
     /** One of the gateway's limits refuses; the answer names the limit. */
@@ -357,18 +308,6 @@ public final class BridgedConnection implements FrontEnd.Host {
         maybeRelease();
     }
 
-    /** An operation of the target, held until the client's connection is accepted. */
-    private void deliver(TargetOp op) {
-        if (phase == Phase.CONNECTING_TARGET) {
-            if (early == null) {
-                early = new ArrayDeque<>(2);
-            }
-            early.addLast(op);
-            return;
-        }
-        front.deliver(op);
-    }
-
     /** The provider queued cut-through work: forward what may go now. */
     private void forwardTargetRdma() {
         if (order != null) {
@@ -377,7 +316,7 @@ public final class BridgedConnection implements FrontEnd.Host {
         socket.pump();
     }
 
-    private void clientOpFailed(int slot, WcStatus status) {
+    void clientOpFailed(int slot, WcStatus status) {
         if (closeReason == null) {
             closeReason = "InfiniBand " + status + " for a client message";
         }
@@ -397,7 +336,7 @@ public final class BridgedConnection implements FrontEnd.Host {
     }
 
     /** The InfiniBand side failed (the QP is in ERROR), or the front end cannot carry on: both sides close. */
-    private void failed(String why, boolean accessError) {
+    void failed(String why, boolean accessError) {
         if (phase == Phase.CONNECTING_TARGET) {
             ibDisconnect();
             targetFailed(Refusal.TARGET_UNREACHABLE, why); // before the client was answered
@@ -449,8 +388,7 @@ public final class BridgedConnection implements FrontEnd.Host {
     }
 
     private void socketClosed() {
-        cancel(requestTimer);
-        requestTimer = -1;
+        timers.requestAnswered();
         if (closeReason == null) {
             closeReason = "client closed TCP";
         }
@@ -481,11 +419,7 @@ public final class BridgedConnection implements FrontEnd.Host {
         if (phase != Phase.DRAINING) {
             phase = Phase.DRAINING;
             socket.draining();
-            long grace = Math.max(1, config.shutdownGrace().toMillis());
-            graceTimer = vertx.setTimer(grace, t -> {
-                graceTimer = -1;
-                forceClose();
-            });
+            timers.grace(config.shutdownGrace(), this::forceClose);
         }
         checkDrained();
     }
@@ -548,7 +482,7 @@ public final class BridgedConnection implements FrontEnd.Host {
     }
 
     /** Frees staging and verbs resources once the socket is closed and the QP has flushed everything. */
-    private void maybeRelease() {
+    void maybeRelease() {
         if (released || !socket.closed()) {
             return;
         }
@@ -572,18 +506,8 @@ public final class BridgedConnection implements FrontEnd.Host {
         if (order != null) {
             order.close();
         }
-        if (early != null) {
-            for (TargetOp op : early) {
-                if (op instanceof TargetOp.Rdma r) {
-                    r.finish(false);
-                }
-            }
-            early = null;
-        }
         front.released();
-        cancel(requestTimer);
-        cancel(graceTimer);
-        cancel(keepaliveTimer);
+        timers.cancelAll();
         if (target != null) {
             target.close();
         }
@@ -601,12 +525,6 @@ public final class BridgedConnection implements FrontEnd.Host {
                     socket.bytesOut());
         }
         shared.connections.remove(this);
-    }
-
-    private void cancel(long timer) {
-        if (timer >= 0) {
-            vertx.cancelTimer(timer);
-        }
     }
 
     // ============================================================================ the host's view
@@ -728,97 +646,5 @@ public final class BridgedConnection implements FrontEnd.Host {
     /** Staging bytes this connection reserved (its cap). */
     public long reservedBytes() {
         return slots == null ? 0 : slots.reservedBytes();
-    }
-
-    /** The socket, the target side and the ordering report here, one method of the connection each. */
-    private final class Events implements ClientSocket.Stream, TargetSide.Events, TargetOrder.Client {
-        @Override
-        public void receive(ByteBuffer in) {
-            front.receive(in);
-        }
-
-        @Override
-        public boolean takesMore() {
-            return front.takesMore();
-        }
-
-        @Override
-        public void writeOutput() {
-            front.writeOutput();
-        }
-
-        @Override
-        public void outputWritten() {
-            front.outputWritten();
-        }
-
-        @Override
-        public void closed() {
-            socketClosed();
-        }
-
-        @Override
-        public void cmEvent(CmEvent event) {
-            BridgedConnection.this.cmEvent(event);
-        }
-
-        @Override
-        public void clientMessageDone(int slot) {
-            front.clientOpDone(slot);
-        }
-
-        @Override
-        public void clientMessageFailed(int slot, WcStatus status) {
-            clientOpFailed(slot, status);
-        }
-
-        @Override
-        public void clientMessageEnded(int slot) {
-            front.clientOpEnded(slot);
-            maybeRelease();
-        }
-
-        @Override
-        public void readDone(int slot) {
-            front.readDone(slot);
-        }
-
-        @Override
-        public void targetReceivePolled() {
-            order.beforeTargetMessage();
-        }
-
-        @Override
-        public void targetMessage(int slot, int offset, int length, boolean hasImmediate, int immediate) {
-            deliver(new TargetOp.Send(slot, offset, length, hasImmediate, immediate));
-        }
-
-        @Override
-        public void completionsPolled() {
-            order.forward(); // what the target issued after the last message polled
-            target.postStaged();
-            maybeRelease();
-            socket.pump();
-        }
-
-        @Override
-        public void failed(WcStatus status) {
-            BridgedConnection.this.failed("InfiniBand " + status, status == WcStatus.REMOTE_ACCESS_ERROR);
-        }
-
-        @Override
-        public void failed(String why) {
-            BridgedConnection.this.failed(why, false);
-        }
-
-        @Override
-        public boolean up() {
-            return phase == Phase.CONNECTING_TARGET || phase != Phase.CLOSED && front.up();
-        }
-
-        @Override
-        public void forward(TargetOp.Rdma op) {
-            deliver(op);
-        }
     }
 }

@@ -7,7 +7,6 @@ import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.metrics.ClientProtocol;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import org.slf4j.Logger;
 
@@ -26,9 +25,10 @@ import org.slf4j.Logger;
  *   <li>target to client: {@link #deliver} hands the target's operations in the order it issued them;</li>
  *   <li>teardown: the connection drains ({@link #idle}, {@link #close}) or fails ({@link #fail}).</li>
  * </ul>
- * No verbs type crosses this seam. Everything runs on the connection's event loop.
+ * Its client bytes it takes as the {@link ClientSocket.Stream} of the connection's socket. No verbs type crosses
+ * this seam. Everything runs on the connection's event loop.
  */
-public interface FrontEnd {
+public interface FrontEnd extends ClientSocket.Stream {
 
     /** What the front end asks of its connection. */
     interface Host {
@@ -118,19 +118,7 @@ public interface FrontEnd {
 
     ClientProtocol protocol();
 
-    // ---------------------------------------------------------------------------- the socket
-
-    /** Consumes what it can of the client's bytes ({@link ClientSocket.Stream#receive}). */
-    void receive(ByteBuffer in);
-
-    /** Whether input left untaken waits for room rather than being dropped. */
-    boolean takesMore();
-
-    /** Lays out what is due for the client ({@link ClientSocket.Stream#writeOutput}). */
-    void writeOutput();
-
-    /** After a pump: ends the socket once the front end is done. */
-    void outputWritten();
+    // ---------------------------------------------------------------------------- the socket (and ClientSocket.Stream)
 
     /** The socket closed (either end); the connection drains or closes after this. */
     void socketClosed();

@@ -1,5 +1,7 @@
 package io.vibridge.gateway.bridge;
 
+import java.util.ArrayDeque;
+
 /**
  * The order in which what the target issued reaches the client (IBA 9.5: an RC responder executes
  * requests in order, so the client must see them in order). Target SENDs arrive as receive
@@ -8,6 +10,10 @@ package io.vibridge.gateway.bridge;
  * An operation goes to the front end once every message before it went, and before any message
  * after it; a front end writes what it is given in order, so that is all the ordering takes.
  * This is the one place that rule lives.
+ *
+ * <p>The target may issue as soon as it has our RTU, and its completions and our CM Established event
+ * reach the connection in either order: what comes before the client's connection is {@link #accept}ed
+ * waits here, in order.
  */
 final class TargetOrder {
     /** Where forwarded operations go: the front end of the client connection. */
@@ -15,12 +21,14 @@ final class TargetOrder {
         /** Whether the client connection is up (operations are handed on) or gone (they fail). */
         boolean up();
 
-        /** Hands a target RDMA operation to the front end, which ends it ({@link TargetOp.Rdma#finish}). */
-        void forward(TargetOp.Rdma op);
+        /** Hands a target operation to the front end (which ends an RDMA one: {@link TargetOp.Rdma#finish}). */
+        void forward(TargetOp op);
     }
 
     private final CutThrough cut;
     private final Client client;
+    /** What the target issued before the client's connection was accepted, or null once it was. */
+    private ArrayDeque<TargetOp> early = new ArrayDeque<>(2);
     /** Target messages handed on (or dropped) so far, matched against {@code receivesBefore}. */
     private int receivesPosted;
 
@@ -34,6 +42,30 @@ final class TargetOrder {
     void beforeTargetMessage() {
         forward();
         receivesPosted++;
+    }
+
+    /** A target SEND, polled after {@link #beforeTargetMessage}. */
+    void targetMessage(TargetOp.Send send) {
+        hand(send);
+    }
+
+    /** The client's connection is accepted: what the target issued so far goes, in order. */
+    void accept() {
+        ArrayDeque<TargetOp> ops = early;
+        early = null;
+        if (ops != null) {
+            for (TargetOp op : ops) {
+                client.forward(op);
+            }
+        }
+    }
+
+    private void hand(TargetOp op) {
+        if (early != null) {
+            early.addLast(op);
+        } else {
+            client.forward(op);
+        }
     }
 
     /**
@@ -53,7 +85,7 @@ final class TargetOrder {
             }
             cut.queue.poll();
             if (up) {
-                client.forward(o);
+                hand(o);
             } else {
                 o.finish(false);
             }
@@ -69,6 +101,14 @@ final class TargetOrder {
 
     /** Closes the handler and fails whatever is still queued. */
     void close() {
+        if (early != null) {
+            for (TargetOp op : early) {
+                if (op instanceof TargetOp.Rdma r) {
+                    r.finish(false);
+                }
+            }
+            early = null;
+        }
         if (cut == null) {
             return;
         }

@@ -18,6 +18,7 @@ import io.vibridge.gateway.admission.Pending;
 import io.vibridge.gateway.admission.Refusal;
 import io.vibridge.gateway.admin.ConnectionInfo;
 import io.vibridge.gateway.bridge.BridgedConnection;
+import io.vibridge.gateway.bridge.client.NetSocketTransport;
 import io.vibridge.gateway.bridge.iwarp.IwarpFrontEnd;
 import io.vibridge.gateway.bridge.vi.RouteKeys;
 import io.vibridge.gateway.bridge.vi.ViFrontEnd;
@@ -256,7 +257,7 @@ public final class GatewayServer implements AutoCloseable {
     private void onIwarpConnect(NetSocket socket, GatewayConfig.IwarpListener l) {
         Pending pending = admit(socket, ClientProtocol.IWARP);
         if (pending != null) {
-            new BridgedConnection(shared, vertx, socket, pending, new IwarpFrontEnd(l)).start();
+            new BridgedConnection(shared, vertx, new NetSocketTransport(socket), pending, new IwarpFrontEnd(l)).start();
         }
     }
 
@@ -393,7 +394,8 @@ public final class GatewayServer implements AutoCloseable {
     private void onConnect(NetSocket socket, Encapsulation encapsulation) {
         Pending pending = admit(socket, ClientProtocol.of(encapsulation));
         if (pending != null) {
-            new BridgedConnection(shared, vertx, socket, pending, new ViFrontEnd(encapsulation, routeKeys)).start();
+            new BridgedConnection(shared, vertx, new NetSocketTransport(socket), pending,
+                    new ViFrontEnd(encapsulation, routeKeys)).start();
         }
     }
 

@@ -9,6 +9,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vibridge.cm.route.Route;
 import io.vibridge.gateway.admission.Admission;
+import io.vibridge.gateway.bridge.client.NetSocketTransport;
 import io.vibridge.gateway.bridge.staging.StagingPool;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.metrics.ClientProtocol;
@@ -84,7 +85,7 @@ class FakeFrontEndTest {
         Route route = config.routes().lookup("echo").orElseThrow();
         server = vertx.createNetServer().connectHandler(socket -> {
             fake = new Fake(route);
-            connection = new BridgedConnection(shared, vertx, socket, admission.admit(ClientProtocol.VITCP,
+            connection = new BridgedConnection(shared, vertx, new NetSocketTransport(socket), admission.admit(ClientProtocol.VITCP,
                     InetAddress.getLoopbackAddress()), fake);
             connection.start();
         });

@@ -23,10 +23,17 @@ class TargetOrderTest {
         }
 
         @Override
-        public void forward(TargetOp.Rdma op) {
-            posted.add("write@" + Long.toHexString(op.remoteAddress()));
+        public void forward(TargetOp op) {
+            switch (op) {
+                case TargetOp.Rdma r -> posted.add("write@" + Long.toHexString(r.remoteAddress()));
+                case TargetOp.Send s -> posted.add("send@" + s.slot());
+            }
         }
     });
+
+    {
+        order.accept();
+    }
 
     private void targetWrite(long va) {
         assertThat(cut.onWrite(va, 7, ByteBuffer.wrap(new byte[8]), true, true, false, 0)).isTrue();
@@ -127,5 +134,30 @@ class TargetOrderTest {
         none.close();
         assertThat(none.queued()).isZero();
         assertThat(none.held()).isZero();
+    }
+
+    @Test
+    void whatTheTargetIssuedBeforeTheClientWasAcceptedWaitsThenGoesInOrder() {
+        TargetOrder early = new TargetOrder(cut, new TargetOrder.Client() {
+            @Override
+            public boolean up() {
+                return true;
+            }
+
+            @Override
+            public void forward(TargetOp op) {
+                posted.add(op instanceof TargetOp.Send s ? "send@" + s.slot() : "rdma");
+            }
+        });
+        targetWrite(0xA);
+        targetSendQueued();
+        early.forward();
+        early.beforeTargetMessage();
+        early.targetMessage(new TargetOp.Send(3, 0, 8, false, 0));
+        assertThat(posted).isEmpty();
+        early.accept();
+        assertThat(posted).containsExactly("rdma", "send@3");
+        early.targetMessage(new TargetOp.Send(4, 0, 8, false, 0));
+        assertThat(posted).containsExactly("rdma", "send@3", "send@4");
     }
 }

@@ -2,20 +2,15 @@ package io.vibridge.gateway.bridge.client;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import io.netty.util.ReferenceCountUtil;
-import io.vertx.core.internal.buffer.BufferInternal;
-import io.vertx.core.internal.net.NetSocketInternal;
-import io.vertx.core.net.NetSocket;
 import io.vibridge.gateway.log.ConnectionLogger;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import java.nio.ByteBuffer;
 import org.slf4j.Logger;
 
 /**
- * A client's TCP connection under a sans-I/O engine (the VI/TCP or the iWARP front end): the one place
- * a bridge meets Vert.x and Netty.
+ * A client's byte stream under a sans-I/O engine (the VI/TCP or the iWARP front end): input cumulation,
+ * the feed loop, pause and resume, the output batch, over a {@link Transport} (the TCP connection).
  *
  * <p>Input: each read's pooled buffer goes to the {@link Stream} as it is (no copy). What the stream
  * leaves is kept, the socket pauses, and {@link #resumeInput} continues with it; bytes that arrive
@@ -31,7 +26,7 @@ import org.slf4j.Logger;
  * asks for output while a pass runs only asks that pass for another round, so bytes being fed are
  * skipped only once the stream returned, and bytes already laid out leave before anything ends the socket.
  */
-public final class ClientSocket {
+public final class ClientSocket implements Transport.Receiver {
     private static final int OUT_BATCH = 128 * 1024;
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
 
@@ -51,19 +46,16 @@ public final class ClientSocket {
 
         /** After a pump, its batch written: the place to end or close the socket. */
         void outputWritten();
-
-        /** The socket closed (either end). */
-        void closed();
     }
 
     private final Logger log;
     private final long connId;
-    private final NetSocket socket;
-    /** The same socket, for writing pooled Netty buffers without a wrapper (null if Vert.x hands another kind). */
-    private final NetSocketInternal raw;
+    private final Transport socket;
     /** The gateway-wide counters of this connection's encapsulation. */
     private final GatewayMetrics.ClientBytes traffic;
     private Stream stream;
+    private Runnable closedHandler;
+    private final Runnable pumpOnDrain = this::pump;
 
     /** Input not consumed yet (pooled, direct), or null. */
     private ByteBuf held;
@@ -81,47 +73,34 @@ public final class ClientSocket {
     private volatile long bytesIn;
     private volatile long bytesOut;
 
-    public ClientSocket(long connId, NetSocket socket, GatewayMetrics.ClientBytes traffic) {
+    public ClientSocket(long connId, Transport socket, GatewayMetrics.ClientBytes traffic) {
         this.connId = connId;
         this.log = ConnectionLogger.of(ClientSocket.class, connId);
         this.socket = socket;
-        this.raw = socket instanceof NetSocketInternal si ? si : null;
         this.traffic = traffic;
     }
 
-    /** Wires the socket's handlers to {@code s}; call on the socket's context. */
-    public void start(Stream s) {
+    /** Feeds {@code s}, and runs {@code closed} once the socket closed (either end); on the connection's context. */
+    public void start(Stream s, Runnable closed) {
         this.stream = s;
-        if (raw != null) {
-            raw.messageHandler(this::onMessage); // Netty's buffers as they are: no copy to a heap Buffer
-        } else {
-            socket.handler(b -> onData(Unpooled.wrappedBuffer(b.getBytes())));
-        }
-        socket.closeHandler(v -> onClosed());
-        socket.exceptionHandler(e -> log.debug("conn {} socket error: {}", connId, e.toString()));
+        this.closedHandler = closed;
+        socket.start(this);
     }
 
     /** The peer's address as text ("" when unknown). */
     public String remoteHost() {
-        return socket.remoteAddress() == null ? "" : socket.remoteAddress().hostAddress();
+        return socket.remoteHost();
     }
 
     public int remotePort() {
-        return socket.remoteAddress() == null ? 0 : socket.remoteAddress().port();
+        return socket.remotePort();
     }
 
     // ---------------------------------------------------------------------------- input
 
-    private void onMessage(Object msg) {
-        if (msg instanceof ByteBuf b) {
-            onData(b);
-        } else {
-            ReferenceCountUtil.release(msg);
-        }
-    }
-
     /** Takes ownership of {@code b}. */
-    private void onData(ByteBuf b) {
+    @Override
+    public void onData(ByteBuf b) {
         if (closed) {
             b.release();
             return;
@@ -270,18 +249,11 @@ public final class ClientSocket {
                 int n = b.readableBytes();
                 bytesOut += n;
                 traffic.out().increment(n);
-                if (raw != null) {
-                    // the pooled buffer goes to Netty as it is, which releases it once written (or the channel
-                    // closed): no Buffer wrapper and no completion listener per batch
-                    raw.writeMessage(b);
-                } else {
-                    // Vert.x writes an unreleasable duplicate: the pooled buffer is ours to release once written
-                    socket.write(BufferInternal.buffer(b)).onComplete(ar -> b.release());
-                }
+                socket.write(b);
             }
         }
         if (!closed && socket.writeQueueFull()) {
-            socket.drainHandler(v -> pump());
+            socket.whenDrained(pumpOnDrain);
         }
     }
 
@@ -301,14 +273,20 @@ public final class ClientSocket {
         }
     }
 
-    private void onClosed() {
+    @Override
+    public void onError(Throwable e) {
+        log.debug("conn {} socket error: {}", connId, e.toString());
+    }
+
+    @Override
+    public void onClosed() {
         closed = true;
         dropInput();
         if (out != null) {
             out.release();
             out = null;
         }
-        stream.closed();
+        closedHandler.run();
     }
 
     public boolean closed() {
@@ -326,7 +304,7 @@ public final class ClientSocket {
     /** Diagnostics. */
     @Override
     public String toString() {
-        return "paused=" + paused + " heldInput=" + (held != null) + " writeQueueFull=" + socket.writeQueueFull()
+        return "paused=" + paused + " heldInput=" + (held != null) + " " + socket
                 + " endSent=" + endSent;
     }
 }
