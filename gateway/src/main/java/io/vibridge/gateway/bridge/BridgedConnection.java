@@ -3,9 +3,7 @@ package io.vibridge.gateway.bridge;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vibridge.cm.CmFormatException;
-import io.vibridge.cm.hello.FlowControl;
 import io.vibridge.cm.route.Route;
-import io.vibridge.cm.route.RouteTarget;
 import io.vibridge.gateway.admin.ConnectionInfo;
 import io.vibridge.gateway.admission.Pending;
 import io.vibridge.gateway.admission.SetupFailure;
@@ -14,16 +12,11 @@ import io.vibridge.gateway.bridge.client.ClientSocket;
 import io.vibridge.gateway.bridge.client.Transport;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.log.ConnectionLogger;
-import io.vibridge.gateway.metrics.Direction;
 import io.vibridge.gateway.metrics.GatewayMetrics;
-import io.vibridge.gateway.metrics.Limit;
-import io.vibridge.gateway.metrics.RejectReason;
 import io.vibridge.verbs.CmEvent;
-import io.vibridge.verbs.ConnectParams;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.WcStatus;
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 
@@ -65,29 +58,21 @@ public final class BridgedConnection implements FrontEnd.Host {
     private final FrontEnd front;
     private final ClientSocket socket;
     private final ConnectionEvents events;
-    /** Its slot among the connections in setup (limits.max-pending), returned once bridged, answered or closed. */
-    private final Pending pending;
+    private final ConnectionSetup setup;
     private Phase phase = Phase.AWAITING_REQUEST;
+    /** The route the client asked for (null before its request). */
     private Route route;
-    private StagingSlots slots;
-    private TargetSide target;
-    private TargetOrder order;
-    /** A client message waits for a free slot (its credit stall is counted once). */
-    private boolean admissionStalled;
-    /** Counted in the per-client budget ({@link BridgeContext#admit}). */
-    private boolean admitted;
+    /** The InfiniBand leg (null until the route's staging is reserved). */
+    private TargetLeg leg;
     /** Reached CONNECTED once (counted in the connection metrics). */
     private boolean opened;
     private boolean released;
-    private long requestAt;
-    private long cmStart;
     private final ConnectionTimers timers;
     private String closeReason;
 
     /** The connection on {@code socket}, holding {@code pending} until its setup is over. */
     public BridgedConnection(BridgeContext shared, Vertx vertx, Transport socket, Pending pending, FrontEnd front) {
         this.shared = shared;
-        this.pending = pending;
         this.config = shared.config;
         this.timers = new ConnectionTimers(vertx);
         this.context = vertx.getOrCreateContext();
@@ -105,6 +90,7 @@ public final class BridgedConnection implements FrontEnd.Host {
         }
         this.clientAddress = a;
         this.clientPort = this.socket.remotePort();
+        this.setup = new ConnectionSetup(shared, pending, log, id, clientAddress, clientPort);
     }
 
     /** Wires the socket; call on the socket's context. */
@@ -114,16 +100,8 @@ public final class BridgedConnection implements FrontEnd.Host {
         socket.start(front, this::socketClosed);
         timers.requestDeadline(front.requestTimeout(), () -> {
             if (phase == Phase.AWAITING_REQUEST && front.awaitingRequest()) {
-                // nothing, or part of a request: closed all the same; one INFO line per summary period, the others
-                // DEBUG (a flood of silent connections is one line, not thousands)
-                if (pending.failed(SetupFailure.TIMEOUT)) {
-                    log.info("conn {} {}:{} no {} within {}: closed (the first this period; GatewayServer's summary "
-                            + "counts the rest)", id, clientAddress.getHostAddress(), clientPort, front.requestName(),
-                            front.requestTimeout());
-                } else {
-                    log.debug("conn {} {}:{} no {} within {}: closed", id, clientAddress.getHostAddress(), clientPort,
-                            front.requestName(), front.requestTimeout());
-                }
+                setup.failed(SetupFailure.TIMEOUT, "no " + front.requestName() + " within " + front.requestTimeout()
+                        + ": closed");
                 closeReason = "no " + front.requestName();
                 front.requestTimedOut();
                 socket.pump();
@@ -138,40 +116,21 @@ public final class BridgedConnection implements FrontEnd.Host {
     @Override
     public void connect(Route r, int ird, int ord) {
         timers.requestAnswered();
-        requestAt = System.nanoTime();
         route = r;
-        Limit limit = shared.admit(clientAddress);
-        if (limit != null) {
-            limited(limit);
-            return;
-        }
-        admitted = true;
-        RouteTarget t = r.target();
-        boolean flowC0 = t.parameters().flowControl() == FlowControl.TRANSPORT;
-        try {
-            slots = StagingSlots.reserve(shared.pool, config.slotsPerConnection(), t.parameters().receiveBuffers(),
-                    flowC0);
-        } catch (RuntimeException e) {
-            log.warn("conn {} cannot grow the staging pool: {}", id, e.toString()); // a new chunk failed to register
-        }
+        StagingSlots slots = setup.admit(r);
         if (slots == null) {
-            limited(Limit.STAGING);
+            refuse(Refusal.LIMIT, setup.refusal());
             return;
         }
         try {
-            CutThrough cut = new CutThrough(() -> context.runOnContext(v -> forwardTargetRdma()));
-            target = new TargetSide(id, shared, slots, t.parameters().receiveSize(), flowC0, events, onContext, cut);
-            order = new TargetOrder(target.cutThrough() ? cut : null, events);
-            events.attach(target, order);
-            byte[] pd = t.requestPrivateData(clientAddress, clientPort, shared.device.address(), shared.nextCmaPort(),
-                    shared.device.connectionManager().writesCmaHeader());
-            ConnectParams p = CmTerms.request(t, config.infiniband(), pd, ird, ord);
+            leg = TargetLeg.open(shared, id, r, slots, events, onContext,
+                    () -> context.runOnContext(v -> forwardTargetRdma()));
             phase = Phase.CONNECTING_TARGET;
-            cmStart = System.nanoTime();
+            setup.requestSent();
             if (log.isDebugEnabled()) {
-                log.debug("conn {} CM REQ to {} ({})", id, targetName(), t.parameters().cmFormat());
+                log.debug("conn {} CM REQ to {} ({})", id, TargetLeg.targetName(r), r.target().parameters().cmFormat());
             }
-            target.connect(shared.device, p, onContext);
+            leg.connect(shared, clientAddress, clientPort, ird, ord, onContext);
         } catch (VerbsException | IllegalArgumentException e) {
             log.warn("conn {} cannot open the InfiniBand side: {}", id, e.toString());
             refuse(Refusal.TARGET_UNREACHABLE, "InfiniBand setup failed");
@@ -196,7 +155,7 @@ public final class BridgedConnection implements FrontEnd.Host {
                 }
             }
             case CmEvent.Disconnected d -> targetDisconnected();
-            case CmEvent.TimewaitExit tw -> target.markDown();
+            case CmEvent.TimewaitExit tw -> leg.side.markDown();
             default -> {
             }
         }
@@ -208,62 +167,46 @@ public final class BridgedConnection implements FrontEnd.Host {
         if (phase != Phase.CONNECTING_TARGET) {
             return;
         }
-        shared.metrics.cmRoundTrip(System.nanoTime() - cmStart);
+        setup.targetAnswered();
         FrontEnd.TargetTerms terms;
         try {
             terms = CmTerms.granted(route.target(), config.infiniband(), est);
         } catch (CmFormatException ex) {
             log.info("conn {} bad HelloReply: {}", id, ex.getMessage());
-            target.disconnect();
+            leg.side.disconnect();
             targetFailed(Refusal.TARGET_REJECTED, "bad HelloReply from the target");
             return;
         }
         if (!front.targetAccepted(terms)) {
-            target.disconnect();
+            leg.side.disconnect();
             phase = Phase.CLOSED;
             return;
         }
-        target.established(terms.targetBufs());
+        leg.side.established(terms.targetBufs());
         opened = true;
         phase = Phase.CONNECTED;
-        order.accept();
+        leg.order.accept();
         timers.keepalive(config.infiniband().keepalive(), () -> {
             if (phase == Phase.CONNECTED) {
-                target.keepaliveTick();
+                leg.side.keepaliveTick();
             }
         });
-        shared.metrics.connectionOpened(front.protocol());
-        shared.metrics.connectSetup(System.nanoTime() - requestAt);
-        pending.end();
+        setup.opened(front);
     }
 
-    /** One of the gateway's limits refuses; the answer names the limit. */
-    private void limited(Limit limit) {
-        shared.metrics.limited(limit);
-        refuse(Refusal.LIMIT, shared.describe(limit, clientAddress));
-    }
-
-    /** The connection cannot be bridged: the front end answers its client, counted here. */
+    /** The connection cannot be bridged: the front end answers its client. */
     private void refuse(Refusal refusal, String why) {
-        switch (refusal) {
-            case LIMIT -> {
-                // counted by limit
-            }
-            case TARGET_UNREACHABLE, TARGET_GONE -> shared.metrics.rejected(RejectReason.TARGET_UNREACHABLE);
-            case TARGET_REJECTED -> shared.metrics.rejected(RejectReason.TARGET_REJECTED);
-        }
         closeReason = why;
-        pending.end();
-        String answer = front.targetRefused(refusal, why);
-        log.info("conn {} {}:{} {} ({})", id, clientAddress.getHostAddress(), clientPort, answer, why);
+        setup.ended();
+        setup.refused(refusal, why, front.targetRefused(refusal, why));
     }
 
     /** The target refused or never answered (before the client was answered). */
     private void targetFailed(Refusal refusal, String why) {
-        target.markDown();
+        leg.side.markDown();
         refuse(refusal, why);
         phase = Phase.CLOSED;
-        target.drain();
+        leg.side.drain();
         maybeRelease();
     }
 
@@ -271,34 +214,22 @@ public final class BridgedConnection implements FrontEnd.Host {
 
     @Override
     public boolean admit() {
-        if (phase != Phase.CONNECTED) {
-            return false;
-        }
-        if (slots.admit()) {
-            admissionStalled = false;
-            return true;
-        }
-        if (!admissionStalled) { // one stall per waiting message, however often the front end asks again
-            admissionStalled = true;
-            shared.metrics.creditStall(Direction.CLIENT_TO_TARGET);
-        }
-        return false;
+        return phase == Phase.CONNECTED && leg.admit();
     }
 
     @Override
     public void stage(int slot) {
-        slots.enqueue(slot);
-        target.postStaged();
+        leg.stage(slot);
     }
 
     @Override
     public void delivered(int slot) {
-        target.repost(slot);
+        leg.side.repost(slot);
     }
 
     @Override
     public void splitTargetReads(long length) {
-        order.maxRead(length);
+        leg.order.maxRead(length);
     }
 
     @Override
@@ -310,9 +241,7 @@ public final class BridgedConnection implements FrontEnd.Host {
 
     /** The provider queued cut-through work: forward what may go now. */
     private void forwardTargetRdma() {
-        if (order != null) {
-            order.forward();
-        }
+        leg.order.forward();
         socket.pump();
     }
 
@@ -322,7 +251,7 @@ public final class BridgedConnection implements FrontEnd.Host {
         }
         boolean access = status == WcStatus.REMOTE_ACCESS_ERROR;
         if (front.clientOpFailed(slot, access)) {
-            target.markDown();
+            leg.side.markDown();
             ibDisconnect(); // the front end closes after its report went out
             socket.pump();
         } else {
@@ -345,8 +274,8 @@ public final class BridgedConnection implements FrontEnd.Host {
         if (closeReason == null) {
             closeReason = why;
         }
-        if (target != null) {
-            target.markDown();
+        if (leg != null) {
+            leg.side.markDown();
         }
         log.info("conn {} InfiniBand side failed ({}): closing the client connection", id, why);
         front.fail(why, accessError);
@@ -362,14 +291,12 @@ public final class BridgedConnection implements FrontEnd.Host {
         if (closeReason == null) {
             closeReason = why;
         }
-        pending.end(); // answered or counted: setup is over
+        setup.ended(); // answered or counted: setup is over
         beginDrain();
     }
 
     private void targetDisconnected() {
-        if (target != null) {
-            target.markDown();
-        }
+        leg.side.markDown();
         if (closeReason == null) {
             // the target's own disconnect: worth a line; the answer to our DREQ (client gone) is routine
             closeReason = "target disconnected";
@@ -377,9 +304,7 @@ public final class BridgedConnection implements FrontEnd.Host {
         } else {
             log.debug("conn {} target side disconnected ({})", id, closeReason);
         }
-        if (target != null) {
-            target.drain();
-        }
+        leg.side.drain();
         if (phase == Phase.CONNECTING_TARGET) {
             targetFailed(Refusal.TARGET_GONE, "target disconnected");
             return;
@@ -392,9 +317,8 @@ public final class BridgedConnection implements FrontEnd.Host {
         if (closeReason == null) {
             closeReason = "client closed TCP";
         }
-        if (pending.inSetup() && pending.failed(SetupFailure.CLOSED)) {
-            log.info("conn {} {}:{} closed before its request was answered (the first this period; GatewayServer's "
-                    + "summary counts the rest)", id, clientAddress.getHostAddress(), clientPort);
+        if (setup.inSetup()) {
+            setup.failed(SetupFailure.CLOSED, "closed before its request was answered");
         }
         front.socketClosed();
         switch (phase) {
@@ -433,8 +357,8 @@ public final class BridgedConnection implements FrontEnd.Host {
         if (phase != Phase.DRAINING) {
             return;
         }
-        boolean ibDown = target == null || target.down();
-        boolean clientOpsDone = slots == null || slots.clientSlotsIdle();
+        boolean ibDown = leg == null || leg.side.down();
+        boolean clientOpsDone = leg == null || leg.slots.clientSlotsIdle();
         if ((clientOpsDone || ibDown) && (front.idle() || socket.closed())) {
             front.close();
             ibDisconnect();
@@ -474,10 +398,9 @@ public final class BridgedConnection implements FrontEnd.Host {
         maybeRelease();
     }
 
-    /** Sends the CM DREQ once; without a CM connection there is nothing to wait for. */
     private void ibDisconnect() {
-        if (target != null && !target.disconnect()) {
-            target.markDown();
+        if (leg != null) {
+            leg.disconnect();
         }
     }
 
@@ -486,15 +409,9 @@ public final class BridgedConnection implements FrontEnd.Host {
         if (released || !socket.closed()) {
             return;
         }
-        if (target != null) {
-            if (target.connectStarted() && !target.disconnectSent() && !target.down() && phase != Phase.CLOSED) {
-                return;
-            }
-            if (!target.flushed()) {
-                return; // flushes still to come
-            }
+        if (leg == null || leg.closable(phase == Phase.CLOSED)) {
+            release();
         }
-        release();
     }
 
     private void release() {
@@ -503,22 +420,12 @@ public final class BridgedConnection implements FrontEnd.Host {
         }
         released = true;
         phase = Phase.CLOSED;
-        if (order != null) {
-            order.close();
-        }
         front.released();
         timers.cancelAll();
-        if (target != null) {
-            target.close();
+        if (leg != null) {
+            leg.close();
         }
-        if (slots != null) {
-            slots.release();
-        }
-        if (admitted) {
-            admitted = false;
-            shared.release(clientAddress);
-        }
-        pending.end();
+        setup.released();
         if (opened) {
             shared.metrics.connectionClosed(front.protocol());
             log.debug("conn {} closed ({}), {} bytes in, {} bytes out", id, closeReason, socket.bytesIn(),
@@ -565,8 +472,8 @@ public final class BridgedConnection implements FrontEnd.Host {
     }
 
     @Override
-    public Pending pending() {
-        return pending;
+    public void setupFailed(SetupFailure failure, String what) {
+        setup.failed(failure, what);
     }
 
     @Override
@@ -576,7 +483,8 @@ public final class BridgedConnection implements FrontEnd.Host {
 
     @Override
     public StagingSlots slots() {
-        return slots;
+        TargetLeg l = leg;
+        return l == null ? null : l.slots;
     }
 
     @Override
@@ -587,30 +495,17 @@ public final class BridgedConnection implements FrontEnd.Host {
     // ============================================================================ admin and diagnostics
 
     public ConnectionInfo info() {
-        TargetSide t = target;                  // read from the admin server's thread: null until the route is known
-        return new ConnectionInfo(id, clientAddress.getHostAddress() + ":" + clientPort, routeName(), targetName(),
-                phase.name(), socket.bytesIn(), socket.bytesOut(), openedAtMillis, front.protocol().label(),
-                t == null ? null : t.qpInfo());
-    }
-
-    /** The route's discriminator as text ("" before the request): built on demand, not per connection. */
-    private String routeName() {
+        TargetLeg l = leg; // read from the admin server's thread: null until the route is known
         Route r = route;
-        return r == null ? "" : r.discriminator().toString();
-    }
-
-    private String targetName() {
-        Route r = route;
-        if (r == null) {
-            return "";
-        }
-        RouteTarget t = r.target();
-        return t.address().getHostAddress() + ":" + t.port() + "/0x" + Long.toHexString(t.serviceId().value());
+        return new ConnectionInfo(id, clientAddress.getHostAddress() + ":" + clientPort,
+                r == null ? "" : r.discriminator().toString(), r == null ? "" : TargetLeg.targetName(r), phase.name(),
+                socket.bytesIn(), socket.bytesOut(), openedAtMillis, front.protocol().label(),
+                l == null ? null : l.side.qpInfo());
     }
 
     /** Internal counters for diagnostics (call on the connection's context, or accept a racy view). */
     public String debugState() {
-        return "phase=" + phase + " " + front.debugState() + " " + slots + " " + target + " " + socket;
+        return "phase=" + phase + " " + front.debugState() + " " + leg + " " + socket;
     }
 
     /** Runs the output pump on the connection's context (diagnostics). */
@@ -630,21 +525,13 @@ public final class BridgedConnection implements FrontEnd.Host {
 
     /** Cut-through operations accepted and not yet handed to the front end (tests; any thread). */
     int cutThroughQueued() {
-        return order == null ? 0 : order.queued();
-    }
-
-    /** Client-slot bytes this connection holds right now (for tests of the buffering cap). */
-    public long bufferedBytes() {
-        return slots == null ? 0 : slots.bufferedBytes();
+        TargetLeg l = leg;
+        return l == null ? 0 : l.order.queued();
     }
 
     /** Cut-through WRITE bytes held on their way to the client (bounded by {@link CutThrough#BUDGET}). */
-    public long cutThroughHeld() {
-        return order == null ? 0 : order.held();
-    }
-
-    /** Staging bytes this connection reserved (its cap). */
-    public long reservedBytes() {
-        return slots == null ? 0 : slots.reservedBytes();
+    long cutThroughHeld() {
+        TargetLeg l = leg;
+        return l == null ? 0 : l.order.held();
     }
 }

@@ -1,7 +1,7 @@
 package io.vibridge.gateway.bridge;
 
 import io.vibridge.cm.route.Route;
-import io.vibridge.gateway.admission.Pending;
+import io.vibridge.gateway.admission.SetupFailure;
 import io.vibridge.gateway.bridge.client.ClientSocket;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.metrics.ClientProtocol;
@@ -48,8 +48,11 @@ public interface FrontEnd extends ClientSocket.Stream {
         /** This connection's log (its lines carry the connection id). */
         Logger log();
 
-        /** Its slot among the connections in setup (failures in setup are logged once per summary period). */
-        Pending pending();
+        /**
+         * Setup failed before the client was answered ({@code what} happened): counted, and logged at INFO once per
+         * kind and summary period, the others at DEBUG (a flood of bad clients is one line, not thousands).
+         */
+        void setupFailed(SetupFailure failure, String what);
 
         BridgedConnection.Phase phase();
 

@@ -73,8 +73,8 @@ class SlowReaderTest {
                 }
                 assertThat(stable).as("the target's flood stopped").isGreaterThanOrEqualTo(10);
                 BridgedConnection b = g.bridgeContext().connections().iterator().next();
-                assertThat(b.bufferedBytes()).isLessThanOrEqualTo(b.reservedBytes());
-                assertThat(b.reservedBytes()).isLessThanOrEqualTo(g.bridgeContext().config().limits().bufferPerConnection());
+                assertThat(b.slots().bufferedBytes()).isLessThanOrEqualTo(b.slots().reservedBytes());
+                assertThat(b.slots().reservedBytes()).isLessThanOrEqualTo(g.bridgeContext().config().limits().bufferPerConnection());
                 long netty = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory() - nettyBefore;
                 // Vert.x write queue (64 KiB high-water mark) + one output batch + pool chunk granularity
                 assertThat(netty).isLessThanOrEqualTo(16L << 20);

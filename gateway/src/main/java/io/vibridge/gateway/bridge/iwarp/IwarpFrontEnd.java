@@ -473,14 +473,7 @@ public final class IwarpFrontEnd implements FrontEnd {
                         endReason);
             } else {
                 metrics.rejected(RejectReason.PROTOCOL);
-                // not MPA at all: the first per summary period is a WARN, the rest DEBUG (a flood of them)
-                if (host.pending().failed(SetupFailure.PROTOCOL)) {
-                    log.warn("conn {} {}:{} {} (the first this period; GatewayServer's summary counts the rest)",
-                            host.id(), host.clientAddress().getHostAddress(), host.clientPort(), endReason);
-                } else {
-                    log.debug("conn {} {}:{} {}", host.id(), host.clientAddress().getHostAddress(), host.clientPort(),
-                            endReason);
-                }
+                host.setupFailed(SetupFailure.PROTOCOL, endReason); // not MPA at all
             }
         }
     }

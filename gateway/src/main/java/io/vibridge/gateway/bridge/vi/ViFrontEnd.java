@@ -228,14 +228,7 @@ public final class ViFrontEnd implements FrontEnd {
                 host.metrics().rejected(RejectReason.SECURITY);
             }
             case PROTOCOL -> {
-                // bad input once per summary period at INFO, the rest DEBUG (a flood of them is one line)
-                if (host.pending().failed(SetupFailure.PROTOCOL)) {
-                    log.info("conn {} {}:{} connection setup failed: {}", host.id(),
-                            host.clientAddress().getHostAddress(), host.clientPort(), why);
-                } else {
-                    log.debug("conn {} {}:{} connection setup failed: {}", host.id(),
-                            host.clientAddress().getHostAddress(), host.clientPort(), why);
-                }
+                host.setupFailed(SetupFailure.PROTOCOL, "connection setup failed: " + why);
                 host.metrics().rejected(RejectReason.PROTOCOL);
                 countFrameError();
             }

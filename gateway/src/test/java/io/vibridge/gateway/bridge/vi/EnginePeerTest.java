@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vibridge.cm.route.Route;
-import io.vibridge.gateway.admission.Pending;
+import io.vibridge.gateway.admission.SetupFailure;
 import io.vibridge.gateway.bridge.BridgedConnection;
 import io.vibridge.gateway.bridge.FakeVerbs;
 import io.vibridge.gateway.bridge.FrontEnd;
@@ -253,7 +253,7 @@ class EnginePeerTest {
         }
 
         @Override
-        public Pending pending() {
+        public void setupFailed(SetupFailure failure, String what) {
             throw new UnsupportedOperationException();
         }
 
