@@ -34,11 +34,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The generic {@link BridgedConnection} driven by a front end of the test's own, over the soft fabric to an
- * echo target: the lifecycle every front end shares (accept, refusal, target failure, drain, shutdown,
- * keepalive) with neither VI/TCP nor iWARP in the way. The fake's client protocol is one byte per command:
- * {@code C} asks for the route, {@code S} sends the next 8 bytes to the target; it writes each target SEND
- * back as it came.
+ * The generic {@link BridgedConnection} driven by the tests' {@link FakeFrontEnd} over a real loopback socket
+ * and the soft fabric to an echo target: the lifecycle every front end shares (accept, refusal, target
+ * failure, drain, shutdown, keepalive) against a real RC peer. {@link ConnectionLifecycleTest} takes the same
+ * lifecycle with no socket and fake verbs.
  */
 class FakeFrontEndTest {
     static EchoTarget target;
@@ -48,7 +47,7 @@ class FakeFrontEndTest {
     BridgeContext shared;
     StagingPool pool;
     NetServer server;
-    volatile Fake fake;
+    volatile FakeFrontEnd fake;
     volatile BridgedConnection connection;
 
     @BeforeAll
@@ -75,7 +74,7 @@ class FakeFrontEndTest {
         target.reject = false;
     }
 
-    /** A listener whose connections are bridged with a {@link Fake} front end; its port. */
+    /** A listener whose connections are bridged with a {@link FakeFrontEnd}; its port. */
     private int listen(String extra) {
         GatewayConfig config = TestSupport.config("127.0.0.160", TestSupport.route("echo", "127.0.0.159", 5000, 1, 8),
                 extra);
@@ -84,7 +83,7 @@ class FakeFrontEndTest {
         Admission admission = new Admission(16, 16, new SimpleMeterRegistry(), TimeUnit.SECONDS.toNanos(10));
         Route route = config.routes().lookup("echo").orElseThrow();
         server = vertx.createNetServer().connectHandler(socket -> {
-            fake = new Fake(route);
+            fake = new FakeFrontEnd(route);
             connection = new BridgedConnection(shared, vertx, new NetSocketTransport(socket), admission.admit(ClientProtocol.VITCP,
                     InetAddress.getLoopbackAddress()), fake);
             connection.start();
@@ -167,7 +166,7 @@ class FakeFrontEndTest {
         try (Socket first = new Socket("127.0.0.1", port)) {
             send(first, "C", 0);
             awaitTrue(() -> fake != null && fake.events.contains("accepted bufs=8 receive=65552"));
-            Fake firstFake = fake;
+            FakeFrontEnd firstFake = fake;
             try (Socket second = new Socket("127.0.0.1", port)) {
                 awaitTrue(() -> fake != firstFake);
                 send(second, "C", 0);
@@ -222,187 +221,5 @@ class FakeFrontEndTest {
         }
         assertThat(fake.events).anyMatch(e -> e.startsWith("fail"));
         assertReleased();
-    }
-
-    /** The test's front end: a one-byte protocol, its events recorded. */
-    private static final class Fake implements FrontEnd {
-        final List<String> events = new CopyOnWriteArrayList<>();
-        private final Route route;
-        private final ByteBuffer out = ByteBuffer.allocate(1 << 16);
-        private Host host;
-        private boolean requested;
-        private boolean closing;
-
-        Fake(Route route) {
-            this.route = route;
-        }
-
-        @Override
-        public void start(Host h) {
-            host = h;
-        }
-
-        @Override
-        public ClientProtocol protocol() {
-            return ClientProtocol.VITCP;
-        }
-
-        @Override
-        public void receive(ByteBuffer in) {
-            while (in.hasRemaining()) {
-                byte c = in.get(in.position());
-                if (c == 'C' && !requested) {
-                    in.get();
-                    requested = true;
-                    host.connect(route, Integer.MAX_VALUE, Integer.MAX_VALUE);
-                } else if (c == 'S' && in.remaining() >= 9) {
-                    StagingSlots slots = host.slots();
-                    if (host.phase() != BridgedConnection.Phase.CONNECTED || !slots.admit()) {
-                        return; // waits for a slot (the socket pauses)
-                    }
-                    in.get();
-                    int l = slots.takeAdmitted();
-                    slots.beginSend(l, 0);
-                    slots.place(l, 0, in, in.position(), 8);
-                    in.position(in.position() + 8);
-                    slots.ended(l, 8, false, 0);
-                    host.stage(l);
-                } else {
-                    return;
-                }
-            }
-        }
-
-        @Override
-        public boolean takesMore() {
-            return !closing;
-        }
-
-        @Override
-        public void writeOutput() {
-            out.flip();
-            if (out.hasRemaining()) {
-                ByteBuffer dst = host.socket().reserve(out.remaining());
-                dst.put(out);
-                host.socket().commit(dst);
-            }
-            out.clear();
-        }
-
-        @Override
-        public void outputWritten() {
-            if (closing) {
-                host.socket().end();
-            }
-        }
-
-        @Override
-        public void socketClosed() {
-            events.add("socket closed");
-        }
-
-        @Override
-        public String requestName() {
-            return "C";
-        }
-
-        @Override
-        public Duration requestTimeout() {
-            return Duration.ofSeconds(10);
-        }
-
-        @Override
-        public boolean awaitingRequest() {
-            return !requested;
-        }
-
-        @Override
-        public void requestTimedOut() {
-            host.socket().close();
-        }
-
-        @Override
-        public boolean targetAccepted(TargetTerms terms) {
-            events.add("accepted bufs=" + terms.targetBufs() + " receive=" + terms.targetReceiveSize());
-            return true;
-        }
-
-        @Override
-        public String targetRefused(Refusal refusal, String why) {
-            events.add("refused " + refusal);
-            closing = true;
-            return "refused";
-        }
-
-        @Override
-        public boolean up() {
-            return host.phase() == BridgedConnection.Phase.CONNECTED;
-        }
-
-        @Override
-        public void deliver(TargetOp op) {
-            if (op instanceof TargetOp.Send s) {
-                StagingSlots slots = host.slots();
-                ByteBuffer b = slots.buffer(s.slot());
-                out.put(b.slice(slots.slotOffset(s.slot()) + s.offset(), s.length()));
-                host.delivered(s.slot());
-                host.pump();
-            } else if (op instanceof TargetOp.Rdma r) {
-                r.finish(false);
-            }
-        }
-
-        @Override
-        public void clientOpDone(int slot) {
-            host.slots().free(slot);
-            host.slotFreed();
-        }
-
-        @Override
-        public boolean clientOpFailed(int slot, boolean accessError) {
-            events.add("client op failed");
-            return false;
-        }
-
-        @Override
-        public void clientOpEnded(int slot) {
-            host.slots().free(slot);
-            host.slotFreed();
-        }
-
-        @Override
-        public void readDone(int slot) {
-        }
-
-        @Override
-        public boolean idle() {
-            return out.position() == 0;
-        }
-
-        @Override
-        public void close() {
-            events.add("close");
-            closing = true;
-        }
-
-        @Override
-        public void fail(String why, boolean accessError) {
-            events.add("fail " + why);
-        }
-
-        @Override
-        public void forceClose() {
-            events.add("force close");
-        }
-
-        @Override
-        public void released() {
-            events.add("released");
-        }
-
-        @Override
-        public String debugState() {
-            return "fake";
-        }
     }
 }
