@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 
 /**
- * The InfiniBand side of one bridged connection: its CQ, RC QP and CM id and their {@link TargetLeg}; the
+ * The InfiniBand side of one bridged connection: its CQ, RC QP and CM id and their {@link LegState}; the
  * client's staged messages go out through its {@link TargetSends} (DESIGN "Operation mapping"), the
  * target's arrive through a {@link FlowC0Channel} (CM-MAPPING §4, or the bare FlowC 1 channel); the
  * demultiplexing of completions by {@link WrId}; and the flush accounting that says when the QP may be
@@ -82,7 +82,7 @@ final class TargetSide {
     private final boolean cutThrough;
     private CmId cmId;
     private final WorkCompletion[] wcs = new WorkCompletion[32];
-    private TargetLeg leg = TargetLeg.CONNECTING;
+    private LegState leg = LegState.CONNECTING;
     /** A work request of ours failed (not flushed), or the queue pair's ERROR was already reported. */
     private boolean ownFailure;
     /** The refusal of the target's RDMA was counted (the async event and the flush may both tell). */
@@ -169,7 +169,7 @@ final class TargetSide {
 
     // ---------------------------------------------------------------------------- client -> target
 
-    /** Posts staged client messages to the target in order ({@link TargetLeg#posts}); FlowC 0 ones wait for credits. */
+    /** Posts staged client messages to the target in order ({@link LegState#posts}); FlowC 0 ones wait for credits. */
     void postStaged() {
         if (leg.posts()) {
             sends.postStaged();
@@ -211,7 +211,7 @@ final class TargetSide {
 
     private void onCqNotify() {
         drain();
-        if (leg != TargetLeg.CLOSED) {
+        if (leg != LegState.CLOSED) {
             cq.requestNotify(false);
             drain();
         }
@@ -220,14 +220,14 @@ final class TargetSide {
 
     /** Polls every completion and reports it (stops early once the side was closed meanwhile). */
     void drain() {
-        if (leg == TargetLeg.CLOSED) {
+        if (leg == LegState.CLOSED) {
             return;
         }
         int n;
         while ((n = cq.poll(wcs)) > 0) {
             for (int i = 0; i < n; i++) {
                 onCompletion(wcs[i]);
-                if (leg == TargetLeg.CLOSED) {
+                if (leg == LegState.CLOSED) {
                     return;
                 }
             }
@@ -311,7 +311,7 @@ final class TargetSide {
         if (cmId == null) {
             return false;
         }
-        TargetLeg next = leg.onDisconnect();
+        LegState next = leg.onDisconnect();
         if (next != leg) {
             leg = next;
             try {
@@ -361,7 +361,7 @@ final class TargetSide {
 
     /** The QP's ERROR has no cause of ours: no failed request, no disconnect, no cut-through refusal. */
     private boolean errorUnexplained() {
-        return !cutThrough && leg == TargetLeg.UP && !ownFailure;
+        return !cutThrough && leg == LegState.UP && !ownFailure;
     }
 
     private void cmEvent(CmEvent e) {
@@ -422,10 +422,10 @@ final class TargetSide {
 
     /** Destroys the QP and CQ. */
     void close() {
-        if (leg == TargetLeg.CLOSED) {
+        if (leg == LegState.CLOSED) {
             return;
         }
-        leg = TargetLeg.CLOSED;
+        leg = LegState.CLOSED;
         shared.unregisterQueuePair(qp.qpNum(), this);
         try {
             qp.close();

@@ -6,7 +6,7 @@ package io.vibridge.gateway.bridge;
  * exit, a failure); closing the QP and CQ makes it {@link #CLOSED} from any state. The leg may go down before
  * or after our DREQ, and the DREQ still goes out once after it did, so both orders are states.
  */
-enum TargetLeg {
+enum LegState {
     /** The receives are posted and the CM REQ goes or went out: client messages wait. */
     CONNECTING,
     /** Established: staged client messages go, consumed receives are posted again. */
@@ -24,12 +24,12 @@ enum TargetLeg {
     CLOSED;
 
     /** The CM REP: only a connecting leg comes up (one that ended or disconnected meanwhile stays so). */
-    TargetLeg onEstablished() {
+    LegState onEstablished() {
         return this == CONNECTING ? UP : this;
     }
 
     /** Our DREQ goes out: the next state, or this one where it went already (or the side is closed). */
-    TargetLeg onDisconnect() {
+    LegState onDisconnect() {
         return switch (this) {
             case CONNECTING, UP -> DISCONNECTING;
             case DOWN -> DISCONNECTED;
@@ -38,7 +38,7 @@ enum TargetLeg {
     }
 
     /** The leg ended or is failing. */
-    TargetLeg onDown() {
+    LegState onDown() {
         return switch (this) {
             case CONNECTING, UP -> DOWN;
             case DISCONNECTING -> DISCONNECTED;
