@@ -2,12 +2,9 @@ package io.vibridge.gateway.bridge;
 
 import io.vibridge.cm.CmFormatException;
 import io.vibridge.cm.hello.FlowCredits;
-import io.vibridge.gateway.bridge.StagingSlots.Op;
 import io.vibridge.gateway.ib.FlowC0Channel;
 import io.vibridge.gateway.ib.WrId;
 import io.vibridge.gateway.log.ConnectionLogger;
-import io.vibridge.gateway.metrics.Direction;
-import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.CmId;
@@ -19,44 +16,24 @@ import io.vibridge.verbs.QpInitAttributes;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePair;
 import io.vibridge.verbs.QueuePairAccessHandler;
-import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.VerbsDevice;
-import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
-import io.vibridge.verbs.WrOpcode;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 
 /**
- * The InfiniBand side of one bridged connection: its CQ, RC QP and CM id; the posting of the
- * client's staged messages (DESIGN "Operation mapping") through a {@link FlowC0Channel} (CM-MAPPING
- * §4, or the bare FlowC 1 channel); the demultiplexing of completions by {@link WrId}; and the flush
- * accounting that says when the QP may be destroyed. It speaks the verbs SPI only: what a completion
- * means for the VI side is its {@link Events} owner's business. Confined to the connection's event
- * loop (the provider delivers completion notifications and CM events there through {@code onContext}).
+ * The InfiniBand side of one bridged connection: its CQ, RC QP and CM id and their {@link LegState}; the
+ * client's staged messages go out through its {@link TargetSends} (DESIGN "Operation mapping"), the
+ * target's arrive through a {@link FlowC0Channel} (CM-MAPPING §4, or the bare FlowC 1 channel); the
+ * demultiplexing of completions by {@link WrId}; and the flush accounting that says when the QP may be
+ * destroyed. It speaks the verbs SPI only: what a completion means for the VI side is its {@link Events}
+ * owner's business. Confined to the connection's event loop (the provider delivers completion
+ * notifications and CM events there through {@code onContext}).
  */
 final class TargetSide {
     private final Logger log;
-
-    /** What a work request was posted for (its {@link WrId} kind). */
-    enum Work {
-        RECV("receive"),
-        SEND("SEND"),
-        WRITE("RDMA WRITE"),
-        READ("RDMA READ"),
-        CREDIT("credit update SEND"),
-        /** A zero-length RDMA WRITE that checks an idle target is still there ({@link #keepaliveTick}). */
-        PROBE("keepalive probe (zero-length RDMA WRITE)");
-
-        static final Work[] ALL = values();
-        final String description;
-
-        Work(String description) {
-            this.description = description;
-        }
-    }
 
     /** What the InfiniBand side reports, one method per event. */
     interface Events {
@@ -97,23 +74,15 @@ final class TargetSide {
     private final long connId;
     private final Events events;
     private final StagingSlots slots;
-    private final GatewayMetrics metrics;
-    private final MemoryRegion controlRegion;
     private final int receiveSize;
     private final CompletionQueue cq;
     private final QueuePair qp;
     private final FlowC0Channel channel;
+    private final TargetSends sends;
     private final boolean cutThrough;
     private CmId cmId;
     private final WorkCompletion[] wcs = new WorkCompletion[32];
-    private final SendWorkRequest swr = new SendWorkRequest();
-    private int outstandingSends;
-    private boolean stalledOnCredit;
-    private boolean up;
-    /** The InfiniBand side ended or is failing: nothing new is posted. */
-    private boolean down;
-    private boolean disconnectSent;
-    private boolean closed;
+    private LegState leg = LegState.CONNECTING;
     /** A work request of ours failed (not flushed), or the queue pair's ERROR was already reported. */
     private boolean ownFailure;
     /** The refusal of the target's RDMA was counted (the async event and the flush may both tell). */
@@ -134,9 +103,8 @@ final class TargetSide {
         this.log = ConnectionLogger.of(TargetSide.class, connId);
         this.events = events;
         this.slots = slots;
-        this.metrics = shared.metrics;
         this.receiveSize = receiveSize;
-        this.controlRegion = shared.pool.controlRegion();
+        MemoryRegion controlRegion = shared.pool.controlRegion();
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
         }
@@ -147,8 +115,9 @@ final class TargetSide {
         qp = shared.pd.createQueuePair(new QpInitAttributes(cq, cq, sendWr, slots.recvSlots + 1));
         channel = flowC0
                 ? FlowC0Channel.of(qp, controlRegion, shared.pool.controlOffset(slots.controlBlock),
-                        WrId.of(Work.CREDIT, 0))
+                        WrId.of(TargetWork.CREDIT, 0))
                 : FlowC0Channel.bare(qp);
+        sends = new TargetSends(connId, log, events, slots, shared.metrics, qp, channel, controlRegion);
         boolean installed = false;
         if (handler != null && shared.config.infiniband().cutThrough()
                 && device.capabilities().contains(Capability.REMOTE_ACCESS_HANDLER)) {
@@ -194,84 +163,22 @@ final class TargetSide {
      * target's bufs in its HelloReply and our receive slots (CM-MAPPING §4).
      */
     void established(int targetBufs) {
-        up = true;
+        leg = leg.onEstablished();
         channel.start(new FlowCredits(targetBufs, slots.recvSlots));
     }
 
     // ---------------------------------------------------------------------------- client -> target
 
-    /** Posts staged client messages to the target in order; FlowC 0 messages wait for credits. */
+    /** Posts staged client messages to the target in order ({@link LegState#posts}); FlowC 0 ones wait for credits. */
     void postStaged() {
-        if (!up || down || closed) {
-            return;
+        if (leg.posts()) {
+            sends.postStaged();
         }
-        int l;
-        while ((l = slots.head()) >= 0) {
-            boolean needsCredit = slots.op[l] == Op.SEND || (slots.op[l] == Op.WRITE && slots.hasImm[l]);
-            if (needsCredit && !channel.canSend()) {
-                if (!stalledOnCredit) {
-                    stalledOnCredit = true;
-                    metrics.creditStall(Direction.CLIENT_TO_TARGET);
-                }
-                return;
-            }
-            stalledOnCredit = false;
-            try {
-                post(l);
-            } catch (VerbsException e) {
-                log.warn("conn {} post to the target failed: {}", connId, e.toString());
-                events.failed(WcStatus.GENERAL_ERROR);
-                return;
-            }
-            slots.dequeue();
-        }
-    }
-
-    private void post(int l) {
-        int payload = slots.base[l] + StagingSlots.HEADROOM;
-        int n = slots.len[l];
-        switch (slots.op[l]) {
-            case SEND -> {
-                counted(l);
-                channel.send(WrId.of(Work.SEND, l), slots.region[l], payload, n, slots.hasImm[l], slots.imm[l]);
-            }
-            case WRITE -> {
-                if (n > 0 || !slots.hasImm[l]) {
-                    counted(l);
-                    swr.set(WrId.of(Work.WRITE, l), WrOpcode.RDMA_WRITE, slots.region[l], payload, n)
-                            .remote(slots.raddr[l], slots.rkey[l]).signaled(true);
-                    qp.postSend(swr);
-                }
-                if (slots.hasImm[l]) {
-                    // CM-MAPPING §4: the immediate goes in a zero-length RDMA WRITE WITH IMMEDIATE after the data
-                    counted(l);
-                    channel.writeWithImmediate(WrId.of(Work.WRITE, l), null, 0, 0, slots.raddr[l] + n, slots.rkey[l],
-                            slots.imm[l]);
-                }
-            }
-            case READ -> {
-                if (n == 0) {
-                    slots.readReady[l] = true; // VITCP-PROFILE §9.7: one empty Read Response, no InfiniBand READ
-                } else {
-                    counted(l);
-                    swr.set(WrId.of(Work.READ, l), WrOpcode.RDMA_READ, slots.region[l], payload, n)
-                            .remote(slots.raddr[l], slots.rkey[l]).signaled(true);
-                    qp.postSend(swr);
-                }
-            }
-            case NONE -> throw new IllegalStateException("slot " + l + " has no operation");
-        }
-    }
-
-    /** One more work request of slot {@code l} is about to be posted. */
-    private void counted(int l) {
-        slots.pendingWr[l]++;
-        outstandingSends++;
     }
 
     /** Reposts the receive of target slot {@code l}; the target learns of it from our next header. */
     void repost(int l) {
-        if (down || closed || disconnectSent) {
+        if (!leg.reposts()) {
             return;
         }
         postReceive(l);
@@ -280,34 +187,31 @@ final class TargetSide {
     }
 
     private void postReceive(int l) {
-        channel.postReceive(WrId.of(Work.RECV, l), slots.region[l], slots.base[l],
+        channel.postReceive(WrId.of(TargetWork.RECV, l), slots.region[l], slots.base[l],
                 Math.min(receiveSize, slots.slotSize()));
     }
 
     /**
      * An RC QP with nothing outstanding never learns that its peer vanished (IBA has no keepalive), so a VI
      * client waiting for the target would wait for ever. Every {@code infiniband.keepalive} a connection whose
-     * InfiniBand side saw no completion and has nothing in flight sends a zero-length RDMA WRITE: it needs no
-     * R_Key and touches no memory (IBA C9-88; rxe check_rkey), is acknowledged by any responder with remote write
-     * access (rdma_cm grants it to every RC QP, cm.c cm_init_qp_init_attr), and a dead target fails it after
-     * the retry count, which closes the client connection like any InfiniBand error.
+     * InfiniBand side saw no completion and has nothing in flight sends a zero-length RDMA WRITE
+     * ({@link TargetSends#probe}): it is acknowledged by any responder with remote write access (rdma_cm grants
+     * it to every RC QP, cm.c cm_init_qp_init_attr), and a dead target fails it after the retry count, which
+     * closes the client connection like any InfiniBand error.
      */
     void keepaliveTick() {
         boolean quiet = !active;
         active = false;
-        if (!quiet || down || closed || outstandingSends > 0 || channel.creditUpdateInFlight()) {
-            return;
+        if (quiet && !leg.down() && sends.idle()) {
+            sends.probe();
         }
-        swr.set(WrId.of(Work.PROBE, 0), WrOpcode.RDMA_WRITE, controlRegion, 0, 0).remote(0, 0).signaled(true);
-        outstandingSends++;
-        qp.postSend(swr);
     }
 
     // ---------------------------------------------------------------------------- completions
 
     private void onCqNotify() {
         drain();
-        if (!closed) {
+        if (leg != LegState.CLOSED) {
             cq.requestNotify(false);
             drain();
         }
@@ -316,14 +220,14 @@ final class TargetSide {
 
     /** Polls every completion and reports it (stops early once the side was closed meanwhile). */
     void drain() {
-        if (closed) {
+        if (leg == LegState.CLOSED) {
             return;
         }
         int n;
         while ((n = cq.poll(wcs)) > 0) {
             for (int i = 0; i < n; i++) {
                 onCompletion(wcs[i]);
-                if (closed) {
+                if (leg == LegState.CLOSED) {
                     return;
                 }
             }
@@ -332,45 +236,16 @@ final class TargetSide {
 
     private void onCompletion(WorkCompletion wc) {
         active = true;
-        Work kind = WrId.kind(wc.wrId, Work.ALL);
+        TargetWork kind = WrId.kind(wc.wrId, TargetWork.ALL);
         int l = WrId.slot(wc.wrId);
-        if (kind == Work.RECV) {
+        if (kind == TargetWork.RECV) {
             onReceive(l, wc);
             return;
         }
-        if (kind == Work.CREDIT) {
-            channel.onSendCompletion(wc); // the channel may send the next one at once
-        } else {
-            outstandingSends--;
+        if (wc.status != WcStatus.SUCCESS && wc.status != WcStatus.WR_FLUSH_ERROR) {
+            ownFailure = true;
         }
-        boolean control = kind == Work.CREDIT || kind == Work.PROBE;
-        if (wc.status != WcStatus.SUCCESS) {
-            if (wc.status != WcStatus.WR_FLUSH_ERROR) {
-                ownFailure = true;
-                log.info("conn {} InfiniBand {} failed: {}", connId, kind.description, wc.status);
-                if (!control && slots.op[l] != Op.NONE) {
-                    events.clientMessageFailed(l, wc.status);
-                } else {
-                    events.failed(wc.status);
-                }
-            }
-            if (!control && --slots.pendingWr[l] == 0 && slots.op[l] != Op.NONE) {
-                events.clientMessageEnded(l);
-            }
-            return;
-        }
-        if (control || --slots.pendingWr[l] > 0) {
-            return;
-        }
-        switch (slots.op[l]) {
-            case SEND, WRITE -> events.clientMessageDone(l);
-            case READ -> {
-                slots.readReady[l] = true;
-                events.readDone(l);
-            }
-            case NONE -> {
-            }
-        }
+        sends.completed(kind, l, wc);
     }
 
     /** A target SEND, credit update or WRITE WITH IMMEDIATE consumed the receive of slot {@code l}. */
@@ -418,11 +293,12 @@ final class TargetSide {
 
     /** The InfiniBand side ended or is failing (a DREQ, a REJ, an error): nothing new is posted. */
     void markDown() {
-        down = true;
+        leg = leg.onDown();
     }
 
+    /** Whether the side ended, is failing or is closed: nothing new is posted. */
     boolean down() {
-        return down;
+        return leg.down();
     }
 
     /** Whether a CM REQ went out (so a DREQ, a REJ or a timeout must end it). */
@@ -435,8 +311,9 @@ final class TargetSide {
         if (cmId == null) {
             return false;
         }
-        if (!disconnectSent) {
-            disconnectSent = true;
+        LegState next = leg.onDisconnect();
+        if (next != leg) {
+            leg = next;
             try {
                 cmId.disconnect();
             } catch (RuntimeException e) {
@@ -446,8 +323,9 @@ final class TargetSide {
         return true;
     }
 
+    /** Whether our DREQ went out (and the side is not closed). */
     boolean disconnectSent() {
-        return disconnectSent;
+        return leg.disconnectSent();
     }
 
     /**
@@ -465,7 +343,7 @@ final class TargetSide {
 
     /** Nothing posted on the QP any more: no receive, no send, no credit update. */
     private boolean idle() {
-        return channel.postedReceives() == 0 && outstandingSends == 0 && !channel.creditUpdateInFlight();
+        return channel.postedReceives() == 0 && sends.idle();
     }
 
     private void drainQuietly() {
@@ -473,25 +351,17 @@ final class TargetSide {
         while ((n = cq.poll(wcs)) > 0) {
             for (int i = 0; i < n; i++) {
                 WorkCompletion wc = wcs[i];
-                switch (WrId.kind(wc.wrId, Work.ALL)) {
+                switch (WrId.kind(wc.wrId, TargetWork.ALL)) {
                     case RECV -> channel.receiveDiscarded();
-                    case CREDIT -> channel.onSendCompletion(wc); // a flush: nothing new is posted
-                    default -> outstandingSends--;
+                    case TargetWork kind -> sends.discarded(kind, wc);
                 }
             }
         }
     }
 
-    /**
-     * A receive flushed while the connection was up and neither side had ended it, and no work request of ours
-     * failed: the device moved the queue pair to ERROR as a responder (IBA 9.9.3, class C: an R_Key, access or
-     * request error in one of the target's requests), and Linux 6.1's rxe raises no async event for it. Without
-     * cut-through that is, in practice, the target RDMA-accessing the client's memory: said at once, counted as the
-     * async event would have been, rather than left to the target's disconnect.
-     */
     /** The QP's ERROR has no cause of ours: no failed request, no disconnect, no cut-through refusal. */
     private boolean errorUnexplained() {
-        return !cutThrough && up && !down && !disconnectSent && !closed && !ownFailure;
+        return !cutThrough && leg == LegState.UP && !ownFailure;
     }
 
     private void cmEvent(CmEvent e) {
@@ -502,6 +372,13 @@ final class TargetSide {
         events.cmEvent(e);
     }
 
+    /**
+     * A receive flushed while the connection was up and neither side had ended it, and no work request of ours
+     * failed: the device moved the queue pair to ERROR as a responder (IBA 9.9.3, class C: an R_Key, access or
+     * request error in one of the target's requests), and Linux 6.1's rxe raises no async event for it. Without
+     * cut-through that is, in practice, the target RDMA-accessing the client's memory: said at once, counted as the
+     * async event would have been, rather than left to the target's disconnect.
+     */
     private void flushedByTheDevice() {
         refused("the InfiniBand queue pair went to ERROR with no failed work request of the gateway's: the device "
                 + "refused a request of the target's, in practice its RDMA to the client's memory (cut-through), which "
@@ -513,19 +390,22 @@ final class TargetSide {
      * counted at once, unless the queue pair's flush told first, and the connection fails unless it is ending.
      */
     void targetRdmaRefused(String why) {
-        if (refusalCounted.compareAndSet(false, true)) {
-            shared.metrics().targetRdmaRefused();
-        }
+        countRefusal();
         asyncError(why);
     }
 
-    /** Once per connection, whichever tells first (the async event or the queue pair's flush): counted, and the end. */
+    /** The queue pair's flush told of the refusal: counted, and the end. */
     private void refused(String why) {
         ownFailure = true;
+        countRefusal();
+        events.failed(why);
+    }
+
+    /** Once per connection, whichever tells first (the async event or the queue pair's flush). */
+    private void countRefusal() {
         if (refusalCounted.compareAndSet(false, true)) {
             shared.metrics().targetRdmaRefused();
         }
-        events.failed(why);
     }
 
     /**
@@ -534,7 +414,7 @@ final class TargetSide {
      */
     void asyncError(String why) {
         onContext.execute(() -> {
-            if (!closed && !down()) {
+            if (!leg.down()) {
                 events.failed(why);
             }
         });
@@ -542,10 +422,10 @@ final class TargetSide {
 
     /** Destroys the QP and CQ. */
     void close() {
-        if (closed) {
+        if (leg == LegState.CLOSED) {
             return;
         }
-        closed = true;
+        leg = LegState.CLOSED;
         shared.unregisterQueuePair(qp.qpNum(), this);
         try {
             qp.close();
@@ -562,8 +442,7 @@ final class TargetSide {
     @Override
     public String toString() {
         FlowCredits c = channel.credits();
-        return "postedRecvs=" + channel.postedReceives() + " outstandingSends=" + outstandingSends
-                + " creditUpdateInFlight=" + channel.creditUpdateInFlight()
+        return "leg=" + leg + " postedRecvs=" + channel.postedReceives() + " " + sends
                 + (c == null ? "" : " credits=" + c.credits() + " unacked=" + c.unacknowledged()
                         + " peerBufs=" + c.peerBufs() + " peerView=" + c.peerCredits());
     }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vibridge.cm.hello.FlowControlHeader;
 import io.vibridge.gateway.bridge.StagingSlots.Op;
-import io.vibridge.gateway.bridge.TargetSide.Work;
 import io.vibridge.gateway.bridge.staging.StagingPool;
 import io.vibridge.gateway.ib.WrId;
 import io.vibridge.gateway.metrics.GatewayMetrics;
@@ -81,7 +80,7 @@ class TargetSideTest {
         assertThat(qp.receives).hasSize(RECV_SLOTS);
         for (int l = 0; l < RECV_SLOTS; l++) {
             FakeVerbs.Posted r = qp.receives.get(l);
-            assertThat(WrId.kind(r.wrId(), Work.ALL)).isEqualTo(Work.RECV);
+            assertThat(WrId.kind(r.wrId(), TargetWork.ALL)).isEqualTo(TargetWork.RECV);
             assertThat(WrId.slot(r.wrId())).isEqualTo(l);
             assertThat(r.offset()).isEqualTo(slots.base[l]);
             assertThat(r.length()).isEqualTo(4096);
@@ -245,7 +244,7 @@ class TargetSideTest {
         assertThat(qp.sends).singleElement().satisfies(p -> {
             assertThat(p.opcode()).isEqualTo(WrOpcode.RDMA_WRITE);
             assertThat(p.length()).isZero();
-            assertThat(WrId.kind(p.wrId(), Work.ALL)).isEqualTo(Work.PROBE);
+            assertThat(WrId.kind(p.wrId(), TargetWork.ALL)).isEqualTo(TargetWork.PROBE);
         });
         side.keepaliveTick();
         assertThat(qp.sends).as("the probe is still outstanding").hasSize(1);

@@ -19,14 +19,12 @@ import io.vibridge.iwarp.mpa.MpaSettings;
 import io.vibridge.iwarp.mpa.MpaV2Params;
 import io.vibridge.iwarp.wire.DdpSegment;
 import io.vibridge.iwarp.wire.IwarpProtocolException;
-import io.vibridge.iwarp.wire.RdmapOpcode;
 import io.vibridge.iwarp.wire.ReadRequest;
 import io.vibridge.iwarp.wire.Terminate;
 import io.vibridge.iwarp.wire.TerminateCode;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import org.slf4j.Logger;
 
 /**
@@ -42,8 +40,8 @@ import org.slf4j.Logger;
  *   <li>target SEND -> Send; target RDMA WRITE (per packet) -> RDMA Write; target RDMA READ -> Read
  *       Request into a sink STag of the engine's -> the Read Response answers the READ.</li>
  * </ul>
- * What goes to the client leaves in the order the target issued it, each message laid out whole, so
- * nothing interleaves.
+ * What goes to the client ({@link RdmaOutput}) leaves in the order the target issued it, each message
+ * laid out whole, so nothing interleaves.
  */
 public final class IwarpFrontEnd implements FrontEnd {
     private final GatewayConfig.IwarpListener listener;
@@ -67,8 +65,8 @@ public final class IwarpFrontEnd implements FrontEnd {
     private int curSend = -1;
     /** The client RDMA Write being gathered (contiguous segments to one STag), or -1. */
     private int curWrite = -1;
-    /** What goes to the client, in the order the target issued it. */
-    private final ArrayDeque<TargetOp> toClient = new ArrayDeque<>();
+    /** Read Responses and the target's operations, on their way to the client. */
+    private RdmaOutput output;
 
     /** A stream on {@code listener}'s port. */
     public IwarpFrontEnd(GatewayConfig.IwarpListener listener) {
@@ -83,6 +81,7 @@ public final class IwarpFrontEnd implements FrontEnd {
         this.route = listener.routeFor(h.clientAddress()); // MPA names no service: the port and the client choose
         GatewayConfig.Iwarp iw = h.config().iwarp();
         this.engine = new IwarpConnection(iw.crcRequired(), iw.maxFpdu(), new Handler());
+        this.output = new RdmaOutput(h, engine);
     }
 
     @Override
@@ -114,8 +113,7 @@ public final class IwarpFrontEnd implements FrontEnd {
             socket.commit(dst);
         }
         if (accepted) {
-            drainReadResponses(socket);
-            drainToClient(socket);
+            output.write(socket);
         }
     }
 
@@ -311,88 +309,14 @@ public final class IwarpFrontEnd implements FrontEnd {
 
     @Override
     public void deliver(TargetOp op) {
-        if (op instanceof TargetOp.Send s && s.hasImmediate()) {
-            // iWARP has no immediate data (RFC 5040): the target's message cannot be delivered as it was meant
-            host.fail("target SEND with immediate data, which iWARP cannot carry");
-            return;
-        }
-        toClient.add(op);
-        host.pump();
-    }
-
-    /** Lays out what may go to the client now, oldest first, while TCP takes it. */
-    private void drainToClient(ClientSocket socket) {
-        StagingSlots slots = host.slots();
-        TargetOp o;
-        while ((o = toClient.peek()) != null && engine.canTransmit() && !socket.writeQueueFull()) {
-            switch (o) {
-                case TargetOp.Send m -> {
-                    ByteBuffer dst = socket.reserve(engine.length(RdmapOpcode.SEND, m.length()));
-                    engine.send(dst, slots.buffer(m.slot()), slots.slotOffset(m.slot()) + m.offset(),
-                            m.length(), false, 0);
-                    socket.commit(dst);
-                    metrics.message(Direction.TARGET_TO_CLIENT, Operation.SEND, m.length());
-                    host.delivered(m.slot());
-                }
-                case TargetOp.Read r -> {
-                    if (!engine.canReadRequest()) {
-                        return; // the client's IRD is in use: this READ and all behind it wait (IBA 9.5 order)
-                    }
-                    ByteBuffer dst = socket.reserve(engine.readRequestLength());
-                    engine.readRequest(dst, r.length(), r.remoteKey(), r.remoteAddress(), r);
-                    socket.commit(dst);
-                    metrics.message(Direction.TARGET_TO_CLIENT, Operation.RDMA_READ, r.length());
-                }
-                case TargetOp.Write w -> {
-                    if (w.hasImmediate()) {
-                        toClient.poll();
-                        w.finish(false);
-                        host.fail("target RDMA WRITE with immediate data, which iWARP cannot carry");
-                        return;
-                    }
-                    ByteBuffer dst = socket.reserve(engine.length(RdmapOpcode.RDMA_WRITE, w.length()));
-                    ByteBuffer src = w.data();
-                    engine.write(dst, w.remoteKey(), w.remoteAddress(), src, src.position(), w.length());
-                    socket.commit(dst);
-                    metrics.message(Direction.TARGET_TO_CLIENT, Operation.RDMA_WRITE, w.length());
-                    w.finish(true);
-                }
-            }
-            toClient.poll();
-        }
-    }
-
-    /** Read Responses to the client's Read Requests whose READ completed, in request order. */
-    private void drainReadResponses(ClientSocket socket) {
-        StagingSlots slots = host.slots();
-        while (slots.reads() > 0 && engine.canTransmit() && !socket.writeQueueFull()) {
-            int l = slots.oldestRead();
-            if (!slots.readReady(l)) {
-                return;
-            }
-            slots.popRead();
-            ByteBuffer dst = socket.reserve(engine.length(RdmapOpcode.READ_RESPONSE, slots.length(l)));
-            engine.readResponse(dst, slots.buffer(l), slots.payloadOffset(l));
-            socket.commit(dst);
-            freeSlot(l);
-        }
-    }
-
-    private boolean readResponse(Object token, long offset, DdpSegment s) {
-        TargetOp.Read op = (TargetOp.Read) token;
-        op.place(offset, s.buffer(), s.payloadOffset(), s.payloadLength());
-        if (s.last()) {
-            op.finish(true);
-            host.pump(); // the IRD has room again
-        }
-        return true;
+        output.deliver(op);
     }
 
     // ================================================================================ teardown
 
     @Override
     public boolean idle() {
-        return toClient.isEmpty() || engine.state() == IwarpConnection.State.TERMINATED;
+        return output.empty() || engine.state() == IwarpConnection.State.TERMINATED;
     }
 
     @Override
@@ -417,17 +341,12 @@ public final class IwarpFrontEnd implements FrontEnd {
 
     @Override
     public void released() {
-        for (TargetOp o : toClient) {
-            if (o instanceof TargetOp.Rdma op) {
-                op.finish(false);
-            }
-        }
-        toClient.clear();
+        output.released();
     }
 
     @Override
     public String debugState() {
-        return "engine=" + engine.state() + " toClient=" + toClient.size() + " closing=" + closing;
+        return "engine=" + engine.state() + " " + output + " closing=" + closing;
     }
 
     /** The engine's events. */
@@ -454,7 +373,7 @@ public final class IwarpFrontEnd implements FrontEnd {
 
         @Override
         public boolean readResponse(Object token, long offset, DdpSegment segment) {
-            return IwarpFrontEnd.this.readResponse(token, offset, segment);
+            return output.readResponse(token, offset, segment);
         }
 
         @Override
