@@ -19,11 +19,12 @@ import java.util.concurrent.TimeUnit;
  * <p>What the completer waits for is its {@link Mode}, which also bounds what the requester may transmit
  * ({@link #admits}):
  * <pre>
- *   STREAMING --RNR NAK--------------------&gt; RNR_WAIT --RNR timer--&gt; PROBING
- *   STREAMING --ACK timeout----------------&gt; PROBING  --ACK timeout--&gt; PROBING
- *   PROBING   --RNR NAK--------------------&gt; RNR_WAIT
- *   PROBING   --the probe's answer, a READ response, a sequence NAK--&gt; STREAMING
- *   any       --error NAK, retries exhausted--&gt; the QP to ERROR (the head completes in error, the rest flushed)
+ *   STREAMING          --RNR NAK--&gt;                 RNR_WAIT --RNR timer--&gt; PROBING (the NAKed packet)
+ *   STREAMING, PROBING --ACK timeout--&gt;             PROBING (the oldest unacknowledged packet)
+ *   PROBING            --RNR NAK--&gt;                 RNR_WAIT
+ *   PROBING            --ACK short of the probe--&gt;  PROBING (again at the new compPsn, after the reprobe timer)
+ *   PROBING            --the probe's answer, a READ response, a sequence NAK--&gt; STREAMING (go-back-N)
+ *   any                --error NAK, no retry left--&gt; the QP to ERROR: the oldest fails, the rest is flushed
  * </pre>
  * All methods run under the QP's monitor; the timer tasks take it.
  */

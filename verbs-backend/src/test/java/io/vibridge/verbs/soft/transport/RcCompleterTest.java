@@ -25,6 +25,8 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,133 +42,135 @@ class RcCompleterTest {
     /** 4.096 µs × 2^16, about 268 ms: fires, with time to look at the probe before the next one. */
     private static final int SHORT_TIMEOUT = 16;
 
+    private VerbsDevice dev;
+    private LinuxPeer peer;
+
+    @BeforeEach
+    void open() throws Exception {
+        dev = TestDevices.open();
+        peer = new LinuxPeer(dev);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        try {
+            peer.close();
+        } finally {
+            dev.close();
+        }
+    }
+
     @Test
     void anAckRetiresWhatItCoversAndStreamingGoesOn() throws Exception {
-        try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
-            Sender s = new Sender(dev, peer, 7, 7, NO_TIMEOUT);
-            s.send(2);
-            assertThat(s.received(2)).containsExactly(P, P + 1);
-            assertThat(s.mode()).isEqualTo(Mode.STREAMING);
+        Sender s = new Sender(7, 7, NO_TIMEOUT);
+        s.send(2);
+        assertThat(s.received(2)).containsExactly(P, P + 1);
+        assertThat(s.mode()).isEqualTo(Mode.STREAMING);
 
-            peer.sendAck(s.qpn(), P, 1);
-            assertThat(s.completions(1)).containsExactly("1 SUCCESS");
-            peer.sendAck(s.qpn(), P + 1, 2);
-            assertThat(s.completions(1)).containsExactly("2 SUCCESS");
-            assertThat(s.mode()).isEqualTo(Mode.STREAMING);
-        }
+        peer.sendAck(s.qpn(), P, 1);
+        assertThat(s.completions(1)).containsExactly("1 SUCCESS");
+        peer.sendAck(s.qpn(), P + 1, 2);
+        assertThat(s.completions(1)).containsExactly("2 SUCCESS");
+        assertThat(s.mode()).isEqualTo(Mode.STREAMING);
     }
 
     @Test
     void anRnrNakWaitsForItsTimerThenProbesTheNakedPsnAndResumes() throws Exception {
-        try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
-            Sender s = new Sender(dev, peer, 7, 7, NO_TIMEOUT);
-            s.send(2);
-            s.received(2);
-            try (HeldTimers held = new HeldTimers(s.qp)) {
-                peer.sendAeth(s.qpn(), P + 1, Aeth.rnrNak(1), 1);   // P received, P + 1 found no receive WQE
-                s.awaitMode(Mode.RNR_WAIT);
-                assertThat(s.completions(1)).containsExactly("1 SUCCESS");   // the RNR NAK acknowledges P
-                s.send(1);                                          // P + 2 waits for the RNR timer too
-            }
-            // the RNR timer's probe is the NAKed packet alone, asking for an ACK: nothing left during the wait
-            assertThat(s.next()).isEqualTo(new Packet(P + 1, true));
-            assertThat(s.mode()).isEqualTo(Mode.PROBING);
-            peer.sendAck(s.qpn(), P + 1, 2);                        // the probe's answer: streaming again
-            assertThat(s.next()).isEqualTo(new Packet(P + 2, true));
-            assertThat(s.completions(1)).containsExactly("2 SUCCESS");
-            assertThat(s.mode()).isEqualTo(Mode.STREAMING);
+        Sender s = new Sender(7, 7, NO_TIMEOUT);
+        s.send(2);
+        s.received(2);
+        try (HeldTimers held = new HeldTimers(s.qp)) {
+            peer.sendAeth(s.qpn(), P + 1, Aeth.rnrNak(1), 1);   // P received, P + 1 found no receive WQE
+            s.awaitMode(Mode.RNR_WAIT);
+            assertThat(s.completions(1)).containsExactly("1 SUCCESS");   // the RNR NAK acknowledges P
+            s.send(1);                                          // P + 2 waits for the RNR timer too
         }
+        // the RNR timer's probe is the NAKed packet alone, asking for an ACK: nothing went out during the wait
+        assertThat(s.next()).isEqualTo(new Packet(P + 1, true));
+        assertThat(s.mode()).isEqualTo(Mode.PROBING);
+        peer.sendAck(s.qpn(), P + 1, 2);                        // the probe's answer: streaming again
+        assertThat(s.next()).isEqualTo(new Packet(P + 2, true));
+        assertThat(s.completions(1)).containsExactly("2 SUCCESS");
+        assertThat(s.mode()).isEqualTo(Mode.STREAMING);
     }
 
     @Test
     void anAckTimeoutProbesWithTheOldestPacketThenGoesBackToIt() throws Exception {
-        try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
-            Sender s = new Sender(dev, peer, 7, 7, SHORT_TIMEOUT);
-            s.send(3);
-            assertThat(s.received(3)).containsExactly(P, P + 1, P + 2);
-            assertThat(s.next()).isEqualTo(new Packet(P, true));    // the timeout's probe, nothing behind it
-            try (HeldTimers held = new HeldTimers(s.qp)) {
-                assertThat(s.mode()).isEqualTo(Mode.PROBING);
-                peer.sendAck(s.qpn(), P - 1, 0);                    // the responder still expects P: all lost
-                assertThat(s.nextOtherThan(P)).isEqualTo(new Packet(P + 1, false));   // go-back-N after the probe
-                assertThat(s.next()).isEqualTo(new Packet(P + 2, true));
-                assertThat(s.mode()).isEqualTo(Mode.STREAMING);
-                peer.sendAck(s.qpn(), P + 2, 3);
-                assertThat(s.completions(3)).containsExactly("1 SUCCESS", "2 SUCCESS", "3 SUCCESS");
-            }
-            assertThat(s.qp.info().timeouts()).isPositive();
+        Sender s = new Sender(7, 7, SHORT_TIMEOUT);
+        s.send(3);
+        assertThat(s.received(3)).containsExactly(P, P + 1, P + 2);
+        assertThat(s.next()).isEqualTo(new Packet(P, true));    // the timeout's probe, nothing behind it
+        try (HeldTimers held = new HeldTimers(s.qp)) {
+            assertThat(s.mode()).isEqualTo(Mode.PROBING);
+            peer.sendAck(s.qpn(), P - 1, 0);                    // the responder still expects P: all lost
+            assertThat(s.nextOtherThan(P)).isEqualTo(new Packet(P + 1, false));   // go-back-N after the probe
+            assertThat(s.next()).isEqualTo(new Packet(P + 2, true));
+            assertThat(s.mode()).isEqualTo(Mode.STREAMING);
+            peer.sendAck(s.qpn(), P + 2, 3);
+            assertThat(s.completions(3)).containsExactly("1 SUCCESS", "2 SUCCESS", "3 SUCCESS");
         }
+        assertThat(s.qp.info().timeouts()).isPositive();
     }
 
     @Test
     void aLateAckWhileProbingProbesAgainAtTheNewOldestPsn() throws Exception {
-        try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
-            Sender s = new Sender(dev, peer, 7, 7, SHORT_TIMEOUT);
-            s.send(3);
-            s.received(3);
-            assertThat(s.next()).isEqualTo(new Packet(P, true));
-            try (HeldTimers held = new HeldTimers(s.qp)) {
-                peer.sendAck(s.qpn(), P + 1, 2);                    // late: P and P + 1 had arrived
-                assertThat(s.completions(2)).containsExactly("1 SUCCESS", "2 SUCCESS");
-                assertThat(s.mode()).isEqualTo(Mode.PROBING);       // no resend of what may have arrived
-            }
-            assertThat(s.nextOtherThan(P)).isEqualTo(new Packet(P + 2, true));   // the next probe
-            peer.sendAck(s.qpn(), P + 2, 3);
-            assertThat(s.completions(1)).containsExactly("3 SUCCESS");
-            assertThat(s.mode()).isEqualTo(Mode.STREAMING);
+        Sender s = new Sender(7, 7, SHORT_TIMEOUT);
+        s.send(3);
+        s.received(3);
+        assertThat(s.next()).isEqualTo(new Packet(P, true));
+        try (HeldTimers held = new HeldTimers(s.qp)) {
+            peer.sendAck(s.qpn(), P + 1, 2);                    // late: P and P + 1 had arrived
+            assertThat(s.completions(2)).containsExactly("1 SUCCESS", "2 SUCCESS");
+            assertThat(s.mode()).isEqualTo(Mode.PROBING);       // no resend of what may have arrived
         }
+        assertThat(s.nextOtherThan(P)).isEqualTo(new Packet(P + 2, true));   // the next probe
+        peer.sendAck(s.qpn(), P + 2, 3);
+        assertThat(s.completions(1)).containsExactly("3 SUCCESS");
+        assertThat(s.mode()).isEqualTo(Mode.STREAMING);
     }
 
     @Test
     void aSequenceNakGoesBackToTheNakedPsnAtOnce() throws Exception {
-        try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
-            Sender s = new Sender(dev, peer, 7, 7, NO_TIMEOUT);
-            s.send(3);
-            s.received(3);
-            peer.sendAeth(s.qpn(), P + 1, Aeth.nak(Aeth.PSN_SEQUENCE_ERROR), 1);
-            assertThat(s.received(2)).containsExactly(P + 1, P + 2);
-            assertThat(s.completions(1)).containsExactly("1 SUCCESS");
-            assertThat(s.mode()).isEqualTo(Mode.STREAMING);
-            assertThat(s.qp.info().retransmissions()).isEqualTo(2);
-        }
+        Sender s = new Sender(7, 7, NO_TIMEOUT);
+        s.send(3);
+        s.received(3);
+        peer.sendAeth(s.qpn(), P + 1, Aeth.nak(Aeth.PSN_SEQUENCE_ERROR), 1);
+        assertThat(s.received(2)).containsExactly(P + 1, P + 2);
+        assertThat(s.completions(1)).containsExactly("1 SUCCESS");
+        assertThat(s.mode()).isEqualTo(Mode.STREAMING);
+        assertThat(s.qp.info().retransmissions()).isEqualTo(2);
     }
 
     @Test
     void exhaustedRetriesFailTheOldestWithRetryExceededAndFlushTheRest() throws Exception {
-        try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
-            Sender s = new Sender(dev, peer, 2, 7, 10);             // 4 ms timeouts, two retries
-            s.send(2);
-            assertThat(s.received(4)).containsExactly(P, P + 1, P, P);   // two probes, then no retry is left
-            assertThat(s.completions(2)).containsExactly("1 RETRY_EXCEEDED", "2 WR_FLUSH_ERROR");
-            assertThat(s.qp.state()).isEqualTo(QpState.ERROR);
-            assertThat(s.qp.info().timeouts()).isEqualTo(3);
-            assertThat(s.qp.info().retransmissions()).isEqualTo(2);
-        }
+        Sender s = new Sender(2, 7, 10);             // 4 ms timeouts, two retries
+        s.send(2);
+        assertThat(s.received(4)).containsExactly(P, P + 1, P, P);   // two probes, then no retry is left
+        assertThat(s.completions(2)).containsExactly("1 RETRY_EXCEEDED", "2 WR_FLUSH_ERROR");
+        assertThat(s.qp.state()).isEqualTo(QpState.ERROR);
+        assertThat(s.qp.info().timeouts()).isEqualTo(3);
+        assertThat(s.qp.info().retransmissions()).isEqualTo(2);
     }
 
     @Test
     void anRnrNakBeyondTheRnrRetryCountFailsWithRnrRetryExceeded() throws Exception {
-        try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
-            Sender s = new Sender(dev, peer, 7, 0, NO_TIMEOUT);
-            s.send(2);
-            s.received(2);
-            peer.sendAeth(s.qpn(), P, Aeth.rnrNak(1), 0);
-            assertThat(s.completions(2)).containsExactly("1 RNR_RETRY_EXCEEDED", "2 WR_FLUSH_ERROR");
-            assertThat(s.qp.state()).isEqualTo(QpState.ERROR);
-        }
+        Sender s = new Sender(7, 0, NO_TIMEOUT);
+        s.send(2);
+        s.received(2);
+        peer.sendAeth(s.qpn(), P, Aeth.rnrNak(1), 0);
+        assertThat(s.completions(2)).containsExactly("1 RNR_RETRY_EXCEEDED", "2 WR_FLUSH_ERROR");
+        assertThat(s.qp.state()).isEqualTo(QpState.ERROR);
     }
 
     @Test
     void anErrorNakFailsTheNakedMessageAndCompletesTheOnesBefore() throws Exception {
-        try (VerbsDevice dev = TestDevices.open(); LinuxPeer peer = new LinuxPeer(dev)) {
-            Sender s = new Sender(dev, peer, 7, 7, NO_TIMEOUT);
-            s.send(3);
-            s.received(3);
-            peer.sendAeth(s.qpn(), P + 1, Aeth.nak(Aeth.REMOTE_ACCESS_ERROR), 1);
-            assertThat(s.completions(3))
-                    .containsExactly("1 SUCCESS", "2 REMOTE_ACCESS_ERROR", "3 WR_FLUSH_ERROR");
-            assertThat(s.qp.state()).isEqualTo(QpState.ERROR);
-        }
+        Sender s = new Sender(7, 7, NO_TIMEOUT);
+        s.send(3);
+        s.received(3);
+        peer.sendAeth(s.qpn(), P + 1, Aeth.nak(Aeth.REMOTE_ACCESS_ERROR), 1);
+        assertThat(s.completions(3))
+                .containsExactly("1 SUCCESS", "2 REMOTE_ACCESS_ERROR", "3 WR_FLUSH_ERROR");
+        assertThat(s.qp.state()).isEqualTo(QpState.ERROR);
     }
 
     /** A packet the peer received: its PSN and whether it asks for an ACK. */
@@ -200,15 +204,13 @@ class RcCompleterTest {
     }
 
     /** Our device's QP connected to the peer, sending one-byte SENDs numbered 1, 2, ... */
-    private static final class Sender {
+    private final class Sender {
         final RcQueuePair qp;
         final CompletionQueue cq;
         final MemoryRegion mr;
-        final LinuxPeer peer;
         long wrId;
 
-        Sender(VerbsDevice dev, LinuxPeer peer, int retries, int rnrRetries, int timeout) throws Exception {
-            this.peer = peer;
+        Sender(int retries, int rnrRetries, int timeout) throws Exception {
             ProtectionDomain pd = dev.allocateProtectionDomain();
             cq = dev.createCompletionQueue(64);
             qp = (RcQueuePair) pd.createQueuePair(QpInitAttributes.of(cq, 16));
