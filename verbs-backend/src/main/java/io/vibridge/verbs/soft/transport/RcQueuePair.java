@@ -24,10 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An RC queue pair of the soft engine: the QP state machine (IBA 10.3) around a requester/completer
- * ({@link RcRequester}) and a responder ({@link RcResponder}). Concurrency: every method that touches
- * transport state runs under this object's monitor (posting threads, the device receive thread, timer
- * tasks, deferred READ responders); completion handlers are dispatched outside it.
+ * An RC queue pair of the soft engine: the QP state machine (IBA 10.3) around a requester ({@link RcRequester})
+ * and a completer ({@link RcCompleter}) sharing the send queue, and a responder ({@link RcResponder}).
+ * Concurrency: every method that touches transport state runs under this object's monitor (posting threads, the
+ * device receive thread, timer tasks, deferred READ responders); completion handlers are dispatched outside it.
  */
 public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.AckSender {
     private static final Logger LOG = LoggerFactory.getLogger(RcQueuePair.class);
@@ -43,6 +43,7 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
     /** Lays out every packet this QP sends into a borrowed {@link TxBatch} (under the lock). */
     final PacketWriter writer = new PacketWriter();
     final RcRequester requester;
+    final RcCompleter completer;
     final RcResponder responder;
     /** Takes every inbound RDMA WRITE/READ when set (cut-through); read by the receive thread. */
     volatile io.vibridge.verbs.QueuePairAccessHandler accessHandler;
@@ -68,7 +69,9 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
         this.recvCq = recvCq;
         this.counters = port.counters();
         this.qpn = qpn;
-        this.requester = new RcRequester(this, maxSend, table.window, table.maxPktPerAck, table.rnrBackoff);
+        SendQueue sq = new SendQueue(maxSend);
+        this.requester = new RcRequester(this, sq, table.window, table.maxPktPerAck);
+        this.completer = new RcCompleter(this, sq, table.rnrBackoff);
         this.responder = new RcResponder(this, maxRecv);
     }
 
@@ -85,6 +88,7 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
         responder.start(a);
         state = QpState.RTR;
         requester.start(a);
+        completer.start(a);
         state = QpState.RTS;
     }
 
@@ -132,7 +136,7 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
         long unknown = io.vibridge.verbs.QpInfo.UNKNOWN;
         return new io.vibridge.verbs.QpInfo(qpn, state, connected ? destQpn : unknown,
                 connected ? requester.nextPsn() : unknown, connected ? responder.expectedPsn() : unknown, mtu,
-                requester.retransmissions(), requester.timeouts());
+                requester.retransmissions(), completer.timeouts());
     }
 
     @Override
@@ -167,6 +171,7 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
         }
         LOG.debug("QP {} -> ERROR: {}", qpn, why);
         state = QpState.ERROR;
+        completer.flush();
         requester.flush();
         responder.flush();
     }
@@ -208,7 +213,7 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
             }
             if (op.isAck() || op.isReadResponse()) {
                 if (state == QpState.RTS) {
-                    requester.onResponse(op, pkt, hl, plen);
+                    completer.onResponse(op, pkt, hl, plen);
                 }
             } else {
                 responder.onRequest(op, pkt, hl, plen);

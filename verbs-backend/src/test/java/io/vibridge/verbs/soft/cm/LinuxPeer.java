@@ -2,6 +2,7 @@ package io.vibridge.verbs.soft.cm;
 
 import io.vibridge.verbs.VerbsDevice;
 import io.vibridge.verbs.soft.TestDevices;
+import io.vibridge.verbs.soft.wire.Aeth;
 import io.vibridge.verbs.soft.wire.Bth;
 import io.vibridge.verbs.soft.wire.CmCodec;
 import io.vibridge.verbs.soft.wire.CmMad;
@@ -19,7 +20,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 
 /** A peer on a plain UDP socket that builds and reads packets with the wire codecs, as Linux lays them out. */
-final class LinuxPeer implements AutoCloseable {
+public final class LinuxPeer implements AutoCloseable {
     private final DatagramChannel ch;
     private final InetSocketAddress device;
     private final int self;
@@ -28,7 +29,7 @@ final class LinuxPeer implements AutoCloseable {
     private final PacketWriter writer = new PacketWriter();
     private int udPsn;
 
-    LinuxPeer(VerbsDevice d) throws IOException {
+    public LinuxPeer(VerbsDevice d) throws IOException {
         ch = TestDevices.bindRaw(Icrc.ROCE_PORT);
         ch.socket().setSoTimeout(10_000);
         device = new InetSocketAddress(d.address(), Icrc.ROCE_PORT);
@@ -36,7 +37,7 @@ final class LinuxPeer implements AutoCloseable {
         dev = Gid.ipv4(d.address().getAddress());
     }
 
-    InetAddress address() throws IOException {
+    public InetAddress address() throws IOException {
         return ((InetSocketAddress) ch.getLocalAddress()).getAddress();
     }
 
@@ -61,7 +62,7 @@ final class LinuxPeer implements AutoCloseable {
         ByteBuffer pkt = ByteBuffer.allocate(PacketWriter.packetLength(op, payload.length));
         PacketWriter w = writer.begin(pkt, 0, op, false, Bth.DEFAULT_PKEY, destQp, false, psn, payload.length);
         if (op.hasAeth()) {
-            w.aeth(io.vibridge.verbs.soft.wire.Aeth.SYNDROME_ACK_NO_CREDIT, 0);
+            w.aeth(Aeth.SYNDROME_ACK_NO_CREDIT, 0);
         }
         int len = w.payload(payload, 0).finish();
         icrc.sealIpv4(self, dev, Icrc.ROCE_PORT, Icrc.ROCE_PORT, pkt, 0, len);
@@ -69,10 +70,15 @@ final class LinuxPeer implements AutoCloseable {
     }
 
     /** A plain ACK (syndrome 0x1F) of every request up to {@code psn}, as rxe's responder sends it. */
-    void sendAck(int destQp, int psn, int msn) throws IOException {
+    public void sendAck(int destQp, int psn, int msn) throws IOException {
+        sendAeth(destQp, psn, Aeth.SYNDROME_ACK_NO_CREDIT, msn);
+    }
+
+    /** An ACKNOWLEDGE packet with AETH syndrome {@code syndrome}: an ACK, an RNR NAK or a NAK of {@code psn}. */
+    public void sendAeth(int destQp, int psn, int syndrome, int msn) throws IOException {
         ByteBuffer pkt = ByteBuffer.allocate(PacketWriter.packetLength(Opcode.ACKNOWLEDGE, 0));
         int len = writer.begin(pkt, 0, Opcode.ACKNOWLEDGE, false, Bth.DEFAULT_PKEY, destQp, false, psn, 0)
-                .aeth(io.vibridge.verbs.soft.wire.Aeth.SYNDROME_ACK_NO_CREDIT, msn).finish();
+                .aeth(syndrome, msn).finish();
         icrc.sealIpv4(self, dev, Icrc.ROCE_PORT, Icrc.ROCE_PORT, pkt, 0, len);
         ch.send(pkt.limit(len), device);
     }
@@ -96,7 +102,7 @@ final class LinuxPeer implements AutoCloseable {
     }
 
     /** The next RC packet (not to QP1). */
-    ByteBuffer receiveRc() throws IOException {
+    public ByteBuffer receiveRc() throws IOException {
         while (true) {
             ByteBuffer in = receive();
             if (Bth.destQp(in, 0) != 1) {
