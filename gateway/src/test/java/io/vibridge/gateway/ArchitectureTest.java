@@ -28,13 +28,14 @@ class ArchitectureTest {
 
     @Test
     void vertxOnlyWhereTheGatewayMeetsTheNetwork() {
-        // the client socket, the listener, the admin endpoint; a connection's timers and context, and the
-        // cut-through copies and the target WRITEs that carry them (pooled Netty buffers). The rest of the bridge (staging, the engine peer, the
-        // InfiniBand side, the ordering) is plain Java, unit-tested without an event loop. Vert.x's JSON values
+        // the client socket, the listener, the admin endpoint; a connection's context and timers, and the
+        // cut-through copies and the target WRITEs that carry them (pooled Netty buffers). The rest of the bridge
+        // (staging, the front ends, the InfiniBand side, the ordering) is plain Java, unit-tested without an event
+        // loop. Vert.x's JSON values
         // (io.vertx.core.json) need no event loop: the command line's views and perf --json use them.
         noClasses().that().resideOutsideOfPackages(
                         "io.vibridge.gateway.server..", "io.vibridge.gateway.bridge.client..", "io.vibridge.gateway.admin..")
-                .and().haveNameNotMatching("io\\.vibridge\\.gateway\\.bridge\\.(BridgedConnection|CutThrough|TargetOp)(\\$.*)?")
+                .and().haveNameNotMatching("io\\.vibridge\\.gateway\\.bridge\\.(BridgedConnection|ConnectionTimers|CutThrough|TargetOp)(\\$.*)?")
                 .should().dependOnClassesThat(JavaClass.Predicates.resideInAnyPackage("io.vertx..", "io.netty..")
                         .and(DescribedPredicate.not(JavaClass.Predicates.resideInAPackage("io.vertx.core.json.."))))
                 .check(MAIN);

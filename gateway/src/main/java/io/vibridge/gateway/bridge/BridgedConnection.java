@@ -2,7 +2,6 @@ package io.vibridge.gateway.bridge;
 
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vibridge.cm.CmFormatException;
 import io.vibridge.cm.route.Route;
 import io.vibridge.gateway.admin.ConnectionInfo;
 import io.vibridge.gateway.admission.Pending;
@@ -24,29 +23,16 @@ import org.slf4j.Logger;
  * One client connection bridged to one InfiniBand RC connection (DESIGN "One connection through the
  * gateway"), whatever the client's protocol: its life as one {@link Phase} and one method per event, as
  * rdma_cm's one {@code rdma_cm_id} lifecycle serves IB and iWARP (Linux cma.c). What differs per protocol
- * is its {@link FrontEnd}; the pieces this class owns are the rest: the {@link ClientSocket}, the
- * {@link StagingSlots}, the {@link TargetSide} (QP, CQ, CM), the {@link TargetOrder} with its
- * {@link CutThrough}, the timers, the admission budget, the drain rule and the release order.
+ * is its {@link FrontEnd}, which sees the connection as its {@link FrontEnd.Host}. The connection owns the
+ * rest: the {@link ClientSocket}; the {@link TargetLeg} (staging slots, {@link TargetSide},
+ * {@link TargetOrder}); its {@link ConnectionSetup} books; its {@link ConnectionTimers}; the drain rule and
+ * the release order. {@link ConnectionEvents} routes what the InfiniBand side reports.
  *
  * <p>Confined to the Vert.x context of its socket: socket events, CM events and completion notifications
  * all run there, so no field needs a lock.
  */
 public final class BridgedConnection implements FrontEnd.Host {
     private final Logger log;
-
-    /** Lifecycle (the admin listing shows it). */
-    public enum Phase {
-        /** Waiting for the client's request (a VI Connect Request, an MPA Request). */
-        AWAITING_REQUEST,
-        /** CM REQ sent, waiting for the target's REP. */
-        CONNECTING_TARGET,
-        CONNECTED,
-        /** No new client message; closing once what can complete has completed. */
-        DRAINING,
-        /** Both sides closed or closing; resources go once the QP flushed and the socket closed. */
-        CLOSED
-    }
-
     private final BridgeContext shared;
     private final GatewayConfig config;
     private final Context context;
@@ -82,13 +68,7 @@ public final class BridgedConnection implements FrontEnd.Host {
         this.front = front;
         this.events = new ConnectionEvents(this, front);
         this.socket = new ClientSocket(id, socket, shared.metrics.clientBytes(front.protocol()));
-        InetAddress a;
-        try {
-            a = InetAddress.ofLiteral(this.socket.remoteHost());
-        } catch (RuntimeException e) {
-            a = InetAddress.getLoopbackAddress();
-        }
-        this.clientAddress = a;
+        this.clientAddress = this.socket.remoteAddress();
         this.clientPort = this.socket.remotePort();
         this.setup = new ConnectionSetup(shared, pending, log, id, clientAddress, clientPort);
     }
@@ -123,14 +103,9 @@ public final class BridgedConnection implements FrontEnd.Host {
             return;
         }
         try {
-            leg = TargetLeg.open(shared, id, r, slots, events, onContext,
+            leg = setup.connect(r, slots, ird, ord, events, onContext,
                     () -> context.runOnContext(v -> forwardTargetRdma()));
             phase = Phase.CONNECTING_TARGET;
-            setup.requestSent();
-            if (log.isDebugEnabled()) {
-                log.debug("conn {} CM REQ to {} ({})", id, TargetLeg.targetName(r), r.target().parameters().cmFormat());
-            }
-            leg.connect(shared, clientAddress, clientPort, ird, ord, onContext);
         } catch (VerbsException | IllegalArgumentException e) {
             log.warn("conn {} cannot open the InfiniBand side: {}", id, e.toString());
             refuse(Refusal.TARGET_UNREACHABLE, "InfiniBand setup failed");
@@ -138,41 +113,13 @@ public final class BridgedConnection implements FrontEnd.Host {
         }
     }
 
-    void cmEvent(CmEvent e) {
-        switch (e) {
-            case CmEvent.Established est -> targetEstablished(est);
-            case CmEvent.Rejected r -> {
-                if (phase == Phase.CONNECTING_TARGET) {
-                    targetFailed(r.reason() == CmEvent.REJ_INVALID_SERVICE_ID ? Refusal.TARGET_UNREACHABLE
-                            : Refusal.TARGET_REJECTED, BridgeContext.targetRejected(r.reason()));
-                }
-            }
-            case CmEvent.ConnectTimeout ct -> {
-                // the CM REQ got no answer at all after max-cm-retries: the target is unreachable. The SPI reports
-                // an MRA-then-silence the same way, so a VI client's IS 15 is left to the gateway's own timeouts.
-                if (phase == Phase.CONNECTING_TARGET) {
-                    targetFailed(Refusal.TARGET_UNREACHABLE, "CM timeout: target unreachable");
-                }
-            }
-            case CmEvent.Disconnected d -> targetDisconnected();
-            case CmEvent.TimewaitExit tw -> leg.side.markDown();
-            default -> {
-            }
-        }
-        maybeRelease();
-        socket.pump();
-    }
-
-    private void targetEstablished(CmEvent.Established est) {
+    /** The target's REP: the front end answers its client, and the connection is bridged. */
+    void targetEstablished(CmEvent.Established est) {
         if (phase != Phase.CONNECTING_TARGET) {
             return;
         }
-        setup.targetAnswered();
-        FrontEnd.TargetTerms terms;
-        try {
-            terms = CmTerms.granted(route.target(), config.infiniband(), est);
-        } catch (CmFormatException ex) {
-            log.info("conn {} bad HelloReply: {}", id, ex.getMessage());
+        FrontEnd.TargetTerms terms = setup.granted(route, est);
+        if (terms == null) {
             leg.side.disconnect();
             targetFailed(Refusal.TARGET_REJECTED, "bad HelloReply from the target");
             return;
@@ -197,12 +144,12 @@ public final class BridgedConnection implements FrontEnd.Host {
     /** The connection cannot be bridged: the front end answers its client. */
     private void refuse(Refusal refusal, String why) {
         closeReason = why;
-        setup.ended();
-        setup.refused(refusal, why, front.targetRefused(refusal, why));
+        setup.refused(refusal);
+        setup.answered(front.targetRefused(refusal, why), why);
     }
 
     /** The target refused or never answered (before the client was answered). */
-    private void targetFailed(Refusal refusal, String why) {
+    void targetFailed(Refusal refusal, String why) {
         leg.side.markDown();
         refuse(refusal, why);
         phase = Phase.CLOSED;
@@ -295,7 +242,8 @@ public final class BridgedConnection implements FrontEnd.Host {
         beginDrain();
     }
 
-    private void targetDisconnected() {
+    /** The target's DREQ, or the answer to ours. */
+    void targetDisconnected() {
         leg.side.markDown();
         if (closeReason == null) {
             // the target's own disconnect: worth a line; the answer to our DREQ (client gone) is routine
@@ -467,11 +415,6 @@ public final class BridgedConnection implements FrontEnd.Host {
     }
 
     @Override
-    public Logger log() {
-        return log;
-    }
-
-    @Override
     public void setupFailed(SetupFailure failure, String what) {
         setup.failed(failure, what);
     }
@@ -516,11 +459,6 @@ public final class BridgedConnection implements FrontEnd.Host {
     /** The Vert.x context this connection is confined to (tests). */
     Context vertxContext() {
         return context;
-    }
-
-    /** The client protocol's front end (tests). */
-    FrontEnd frontEnd() {
-        return front;
     }
 
     /** Cut-through operations accepted and not yet handed to the front end (tests; any thread). */

@@ -1,12 +1,13 @@
 package io.vibridge.gateway.bridge;
 
-import io.vibridge.gateway.bridge.BridgedConnection.Phase;
+import io.vibridge.gateway.bridge.FrontEnd.Refusal;
 import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.WcStatus;
 
 /**
  * What a connection's {@link TargetSide} and {@link TargetOrder} report, routed to the connection's
- * lifecycle or to its front end. Confined to the connection's context.
+ * lifecycle or to its front end: the CM's events (one switch for every front end), completions, and the
+ * target's operations in order. Confined to the connection's context.
  */
 final class ConnectionEvents implements TargetSide.Events, TargetOrder.Client {
     private final BridgedConnection connection;
@@ -27,7 +28,29 @@ final class ConnectionEvents implements TargetSide.Events, TargetOrder.Client {
 
     @Override
     public void cmEvent(CmEvent event) {
-        connection.cmEvent(event);
+        boolean connecting = connection.phase() == Phase.CONNECTING_TARGET;
+        switch (event) {
+            case CmEvent.Established rep -> connection.targetEstablished(rep);
+            case CmEvent.Rejected rej -> {
+                if (connecting) {
+                    connection.targetFailed(rej.reason() == CmEvent.REJ_INVALID_SERVICE_ID ? Refusal.TARGET_UNREACHABLE
+                            : Refusal.TARGET_REJECTED, BridgeContext.targetRejected(rej.reason()));
+                }
+            }
+            case CmEvent.ConnectTimeout timeout -> {
+                // the CM REQ got no answer at all after max-cm-retries: the target is unreachable. The SPI reports
+                // an MRA-then-silence the same way, so a VI client's IS 15 is left to the gateway's own timeouts.
+                if (connecting) {
+                    connection.targetFailed(Refusal.TARGET_UNREACHABLE, "CM timeout: target unreachable");
+                }
+            }
+            case CmEvent.Disconnected dreq -> connection.targetDisconnected();
+            case CmEvent.TimewaitExit exit -> target.markDown();
+            default -> {
+            }
+        }
+        connection.maybeRelease();
+        connection.pump();
     }
 
     @Override

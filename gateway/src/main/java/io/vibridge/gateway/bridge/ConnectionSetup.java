@@ -1,5 +1,6 @@
 package io.vibridge.gateway.bridge;
 
+import io.vibridge.cm.CmFormatException;
 import io.vibridge.cm.route.Route;
 import io.vibridge.gateway.admission.Pending;
 import io.vibridge.gateway.admission.SetupFailure;
@@ -7,7 +8,9 @@ import io.vibridge.gateway.bridge.FrontEnd.Refusal;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.Limit;
 import io.vibridge.gateway.metrics.RejectReason;
+import io.vibridge.verbs.CmEvent;
 import java.net.InetAddress;
+import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 
 /**
@@ -70,13 +73,36 @@ final class ConnectionSetup {
         return shared.describe(refusedBy, client);
     }
 
-    void requestSent() {
-        cmStart = System.nanoTime();
+    /**
+     * Opens the InfiniBand leg for {@code route} over the {@code slots} {@link #admit} reserved and sends the CM
+     * REQ, read depths no deeper than the client's; on a failure nothing of the leg is left.
+     */
+    TargetLeg connect(Route route, StagingSlots slots, int clientIrd, int clientOrd, ConnectionEvents events,
+            Executor onContext, Runnable cutThroughReady) {
+        TargetLeg leg = TargetLeg.open(shared, id, route, slots, events, onContext, cutThroughReady);
+        try {
+            cmStart = System.nanoTime();
+            if (log.isDebugEnabled()) {
+                log.debug("conn {} CM REQ to {} ({})", id, TargetLeg.targetName(route),
+                        route.target().parameters().cmFormat());
+            }
+            leg.connect(shared, client, clientPort, clientIrd, clientOrd, onContext);
+            return leg;
+        } catch (RuntimeException e) {
+            leg.close();
+            throw e;
+        }
     }
 
-    /** The target answered the CM REQ (its REP). */
-    void targetAnswered() {
+    /** The target's REP: the terms it grants, or null when its HelloReply cannot be read (logged). */
+    FrontEnd.TargetTerms granted(Route route, CmEvent.Established rep) {
         metrics.cmRoundTrip(System.nanoTime() - cmStart);
+        try {
+            return CmTerms.granted(route.target(), shared.config.infiniband(), rep);
+        } catch (CmFormatException e) {
+            log.info("conn {} bad HelloReply: {}", id, e.getMessage());
+            return null;
+        }
     }
 
     /** The connection is bridged: setup is over. */
@@ -86,8 +112,8 @@ final class ConnectionSetup {
         pending.end();
     }
 
-    /** The client was refused ({@code answer} on its wire, for {@code why}): counted and logged. */
-    void refused(Refusal refusal, String why, String answer) {
+    /** The client is about to be refused: counted (before the client can see its answer), and setup is over. */
+    void refused(Refusal refusal) {
         switch (refusal) {
             case LIMIT -> {
                 // counted by limit
@@ -95,6 +121,11 @@ final class ConnectionSetup {
             case TARGET_UNREACHABLE, TARGET_GONE -> metrics.rejected(RejectReason.TARGET_UNREACHABLE);
             case TARGET_REJECTED -> metrics.rejected(RejectReason.TARGET_REJECTED);
         }
+        pending.end();
+    }
+
+    /** The client was refused with {@code answer} on its wire, for {@code why}. */
+    void answered(String answer, String why) {
         log.info("conn {} {}:{} {} ({})", id, client.getHostAddress(), clientPort, answer, why);
     }
 

@@ -8,7 +8,6 @@ import io.vibridge.gateway.metrics.ClientProtocol;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import java.net.InetAddress;
 import java.time.Duration;
-import org.slf4j.Logger;
 
 /**
  * The client side of one {@link BridgedConnection}: a TCP protocol (VI/TCP, iWARP) that speaks RDMA
@@ -45,16 +44,13 @@ public interface FrontEnd extends ClientSocket.Stream {
 
         GatewayMetrics metrics();
 
-        /** This connection's log (its lines carry the connection id). */
-        Logger log();
-
         /**
          * Setup failed before the client was answered ({@code what} happened): counted, and logged at INFO once per
          * kind and summary period, the others at DEBUG (a flood of bad clients is one line, not thousands).
          */
         void setupFailed(SetupFailure failure, String what);
 
-        BridgedConnection.Phase phase();
+        Phase phase();
 
         /**
          * The client asked for {@code route}, reading the target at most {@code ord} deep and read by it at

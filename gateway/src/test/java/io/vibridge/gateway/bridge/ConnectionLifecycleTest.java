@@ -8,7 +8,6 @@ import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vibridge.cm.hello.HelloReply;
 import io.vibridge.gateway.admission.Admission;
-import io.vibridge.gateway.bridge.BridgedConnection.Phase;
 import io.vibridge.gateway.bridge.staging.StagingPool;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.gateway.metrics.ClientProtocol;

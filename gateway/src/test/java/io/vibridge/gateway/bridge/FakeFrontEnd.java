@@ -46,7 +46,7 @@ final class FakeFrontEnd implements FrontEnd {
                 host.connect(route, Integer.MAX_VALUE, Integer.MAX_VALUE);
             } else if (c == 'S' && in.remaining() >= 9) {
                 StagingSlots slots = host.slots();
-                if (host.phase() != BridgedConnection.Phase.CONNECTED || !slots.admit()) {
+                if (host.phase() != Phase.CONNECTED || !slots.admit()) {
                     return; // waits for a slot (the socket pauses)
                 }
                 in.get();
@@ -125,7 +125,7 @@ final class FakeFrontEnd implements FrontEnd {
 
     @Override
     public boolean up() {
-        return host.phase() == BridgedConnection.Phase.CONNECTED;
+        return host.phase() == Phase.CONNECTED;
     }
 
     @Override

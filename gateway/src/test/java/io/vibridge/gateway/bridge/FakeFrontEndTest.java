@@ -108,7 +108,7 @@ class FakeFrontEndTest {
     /** Asks for the route and waits until the connection is bridged (the fake takes no Send before). */
     private void bridged(Socket s) throws Exception {
         send(s, "C", 0);
-        awaitTrue(() -> connection != null && connection.phase() == BridgedConnection.Phase.CONNECTED);
+        awaitTrue(() -> connection != null && connection.phase() == Phase.CONNECTED);
         assertThat(fake.events).contains("accepted bufs=8 receive=65552");
     }
 

@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.vibridge.gateway.bridge.client.Transport;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.util.concurrent.Executor;
 
 /**
@@ -90,8 +91,8 @@ final class MemoryTransport implements Transport {
     }
 
     @Override
-    public String remoteHost() {
-        return "127.0.0.1";
+    public InetAddress remoteAddress() {
+        return InetAddress.getLoopbackAddress();
     }
 
     @Override

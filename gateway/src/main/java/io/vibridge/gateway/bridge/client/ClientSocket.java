@@ -5,6 +5,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.vibridge.gateway.log.ConnectionLogger;
 import io.vibridge.gateway.metrics.GatewayMetrics;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import org.slf4j.Logger;
 
@@ -87,9 +88,9 @@ public final class ClientSocket implements Transport.Receiver {
         socket.start(this);
     }
 
-    /** The peer's address as text ("" when unknown). */
-    public String remoteHost() {
-        return socket.remoteHost();
+    /** The peer's address (the loopback address when unknown). */
+    public InetAddress remoteAddress() {
+        return socket.remoteAddress();
     }
 
     public int remotePort() {

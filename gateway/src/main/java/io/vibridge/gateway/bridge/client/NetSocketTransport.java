@@ -6,6 +6,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetSocket;
+import java.net.InetAddress;
 
 /** A client's TCP connection as Vert.x accepted it: the one place a bridge meets Vert.x and Netty's channel. */
 public final class NetSocketTransport implements Transport {
@@ -82,8 +83,12 @@ public final class NetSocketTransport implements Transport {
     }
 
     @Override
-    public String remoteHost() {
-        return socket.remoteAddress() == null ? "" : socket.remoteAddress().hostAddress();
+    public InetAddress remoteAddress() {
+        try {
+            return InetAddress.ofLiteral(socket.remoteAddress().hostAddress());
+        } catch (RuntimeException e) { // no address (a closed socket) or not an IP literal
+            return InetAddress.getLoopbackAddress();
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.vibridge.gateway.bridge.client;
 
 import io.netty.buffer.ByteBuf;
+import java.net.InetAddress;
 
 /**
  * The byte stream under a {@link ClientSocket}: a client's TCP connection in the gateway
@@ -43,8 +44,8 @@ public interface Transport {
     /** Closes now; {@link Receiver#onClosed} follows. */
     void close();
 
-    /** The peer's address as text ("" when unknown). */
-    String remoteHost();
+    /** The peer's address (the loopback address when unknown). */
+    InetAddress remoteAddress();
 
     int remotePort();
 }

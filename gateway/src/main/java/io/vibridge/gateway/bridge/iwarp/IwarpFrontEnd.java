@@ -2,12 +2,13 @@ package io.vibridge.gateway.bridge.iwarp;
 
 import io.vibridge.cm.route.Route;
 import io.vibridge.gateway.admission.SetupFailure;
-import io.vibridge.gateway.bridge.BridgedConnection.Phase;
 import io.vibridge.gateway.bridge.FrontEnd;
+import io.vibridge.gateway.bridge.Phase;
 import io.vibridge.gateway.bridge.StagingSlots;
 import io.vibridge.gateway.bridge.TargetOp;
 import io.vibridge.gateway.bridge.client.ClientSocket;
 import io.vibridge.gateway.config.GatewayConfig;
+import io.vibridge.gateway.log.ConnectionLogger;
 import io.vibridge.gateway.metrics.ClientProtocol;
 import io.vibridge.gateway.metrics.Direction;
 import io.vibridge.gateway.metrics.GatewayMetrics;
@@ -76,7 +77,7 @@ public final class IwarpFrontEnd implements FrontEnd {
     @Override
     public void start(Host h) {
         this.host = h;
-        this.log = h.log();
+        this.log = ConnectionLogger.of(IwarpFrontEnd.class, h.id());
         this.metrics = h.metrics();
         this.route = listener.routeFor(h.clientAddress()); // MPA names no service: the port and the client choose
         GatewayConfig.Iwarp iw = h.config().iwarp();

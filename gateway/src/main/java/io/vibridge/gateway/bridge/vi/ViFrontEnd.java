@@ -5,6 +5,7 @@ import io.vibridge.gateway.admission.SetupFailure;
 import io.vibridge.gateway.bridge.FrontEnd;
 import io.vibridge.gateway.bridge.TargetOp;
 import io.vibridge.gateway.bridge.client.ClientSocket;
+import io.vibridge.gateway.log.ConnectionLogger;
 import io.vibridge.gateway.metrics.ClientProtocol;
 import io.vibridge.gateway.metrics.RejectReason;
 import io.vibridge.vitcp.engine.BreakCause;
@@ -54,7 +55,7 @@ public final class ViFrontEnd implements FrontEnd {
     @Override
     public void start(Host h) {
         this.host = h;
-        this.log = h.log();
+        this.log = ConnectionLogger.of(ViFrontEnd.class, h.id());
         this.peer = new EnginePeer(h.metrics(), new Lifecycle());
         EngineOptions options = new EngineOptions(h.config().vi().incomingTimeout().toNanos(), this::security,
                 encapsulation);

@@ -7,6 +7,7 @@ import io.vibridge.cm.route.Route;
 import io.vibridge.gateway.admission.SetupFailure;
 import io.vibridge.gateway.bridge.BridgedConnection;
 import io.vibridge.gateway.bridge.FakeVerbs;
+import io.vibridge.gateway.bridge.Phase;
 import io.vibridge.gateway.bridge.FrontEnd;
 import io.vibridge.gateway.bridge.StagingSlots;
 import io.vibridge.gateway.bridge.StagingSlots.Op;
@@ -226,13 +227,8 @@ class EnginePeerTest {
         }
 
         @Override
-        public Logger log() {
-            return log;
-        }
-
-        @Override
-        public BridgedConnection.Phase phase() {
-            return draining ? BridgedConnection.Phase.DRAINING : BridgedConnection.Phase.CONNECTED;
+        public Phase phase() {
+            return draining ? Phase.DRAINING : Phase.CONNECTED;
         }
 
         // not used by the peer
