@@ -207,6 +207,23 @@ class HelloTest {
     }
 
     @Test
+    void reasonsNameTheRuleAndTheValueReceived() {
+        assertThatThrownBy(() -> Hello.fromBytes(withByte(GOLDEN_V4, 0, 1)))
+                .hasMessage("Hello.MID (offset 0): must be 0 (Hello), got 1");
+        assertThatThrownBy(() -> Hello.fromBytes(withByte(GOLDEN_V4, 7, 63)))
+                .hasMessage("Hello.len (offset 4): must be at least 64, got 63");
+        assertThatThrownBy(() -> Hello.decodeShort(ByteBuffer.wrap(withByte(GOLDEN_V4, 7, 47)),
+                InetAddress.ofLiteral("10.0.0.2")))
+                .hasMessage("Hello.len (offset 4): must be at least 48, got 47");
+        assertThatThrownBy(() -> Hello.fromBytes(withByte(GOLDEN_V4, 16, 0x32)))
+                .hasMessage("Hello.MajVer (offset 16): must be 2, got 3");
+        assertThatThrownBy(() -> Hello.fromBytes(withByte(GOLDEN_V4, 17, 0x50)))
+                .hasMessage("Hello.IPVer (offset 17): must be 4 or 6, got 5");
+        assertThatThrownBy(() -> Hello.fromBytes(Arrays.copyOf(GOLDEN_V4, 63)))
+                .hasMessage("Hello.length: needs at least 64 bytes, got 63");
+    }
+
+    @Test
     void rejectsShortInput() {
         assertThatThrownBy(() -> Hello.fromBytes(Arrays.copyOf(GOLDEN_V4, 63)))
                 .isInstanceOfSatisfying(CmFormatException.class, e -> assertThat(e.field()).isEqualTo("length"));
