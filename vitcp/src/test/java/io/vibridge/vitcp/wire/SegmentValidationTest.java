@@ -343,7 +343,7 @@ class SegmentValidationTest {
         d.bytes()[0] = 9;
         assertThat(d.bytes()).containsExactly(1, 2);
         assertThat(d).isEqualTo(Discriminator.of(new byte[] {1, 2})).hasSameHashCodeAs(Discriminator.of(new byte[] {1, 2}));
-        assertThat(d.toString()).isEqualTo("0x0102");
+        assertThat(d.toString()).isEqualTo("hex:0102");
         assertThat(Discriminator.ofUtf8("svc").toString()).isEqualTo("\"svc\"");
         assertThat(Discriminator.of(new byte[0])).isSameAs(Discriminator.EMPTY);
     }
