@@ -1,5 +1,6 @@
 package io.vibridge.bench.vitcp;
 
+import io.vibridge.vitcp.cli.EncapsulationConverter;
 import io.vibridge.vitcp.provider.ConnectListener;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.MemoryAttributes;
@@ -68,18 +69,10 @@ public final class ViBench implements Callable<Integer> {
     @Option(names = "--skip-baseline", description = "Do not run the TCP baseline.")
     boolean skipBaseline;
 
-    @Option(names = "--framing", defaultValue = "vitcp", converter = FramingConverter.class,
+    @Option(names = "--framing", defaultValue = "vitcp", converter = EncapsulationConverter.class,
             description = "vitcp (native segments) or rdmatcp (seed-004 frames with CRC-32, VITCP-PROFILE §8); "
                     + "default ${DEFAULT-VALUE}.")
     Encapsulation framing;
-
-    /** {@code --framing vitcp|rdmatcp}. */
-    static final class FramingConverter implements CommandLine.ITypeConverter<Encapsulation> {
-        @Override
-        public Encapsulation convert(String value) {
-            return Encapsulation.ofLabel(value);
-        }
-    }
 
     private ViNic server;
     private ViNic client;

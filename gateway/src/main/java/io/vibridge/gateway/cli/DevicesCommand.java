@@ -84,7 +84,7 @@ final class DevicesCommand implements Callable<Integer> {
             out.printf("%s:%d is in use (a running gateway?): its device as %s/device reports it%n%n",
                     dc.address().getHostAddress(), dc.udpPort(), url);
             try {
-                info = DeviceInfo.fromJson(new JsonObject(AdminClient.get(url, "/device", auth.token())));
+                info = DeviceInfo.fromJson(new JsonObject(AdminClient.get(url, "/device", auth.token(spec))));
             } catch (AdminClient.Unreachable u) {
                 return fail("UDP " + dc.address().getHostAddress() + ":" + dc.udpPort() + " is in use and "
                         + u.getMessage(), 1);

@@ -66,7 +66,7 @@ public enum TargetMode {
                 return m;
             }
         }
-        throw new IllegalArgumentException("--mode must be " + names() + ", got '" + name + "'");
+        throw new IllegalArgumentException("must be " + names() + ", got '" + name + "'");
     }
 
     /** "echo, sink, source or echo-ack-writes". */
