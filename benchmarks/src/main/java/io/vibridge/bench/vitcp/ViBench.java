@@ -15,12 +15,15 @@ import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -182,7 +185,7 @@ public final class ViBench implements Callable<Integer> {
     /** The server NIC also listens for seed-004 framing when the benchmark runs in it. */
     private NicConfig withFraming(NicConfig c) {
         return framing == Encapsulation.RDMATCP
-                ? c.withRdmaTcpListen(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0)) : c;
+                ? c.withRdmaTcpListen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)) : c;
     }
 
     private MemoryRegion region(ViNic nic, ProtectionTag tag, int size) {
@@ -201,7 +204,7 @@ public final class ViBench implements Callable<Integer> {
         int total = warmup + samples;
         // the echo runs in VipRecvNotify handlers, on the provider's reader thread
         Descriptor reply = Descriptor.send().data(sm, 0, 8);
-        java.util.concurrent.CountDownLatch echoed = new java.util.concurrent.CountDownLatch(total);
+        CountDownLatch echoed = new CountDownLatch(total);
         Runnable[] arm = new Runnable[1];
         arm[0] = () -> sv.recvNotify(r -> {
             if (r.isError() || echoed.getCount() == 0) {

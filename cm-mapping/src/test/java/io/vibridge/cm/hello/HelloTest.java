@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vibridge.cm.CmFormatException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -138,7 +139,7 @@ class HelloTest {
         b[15] = 1;
         try {
             return Inet6Address.getByAddress(null, b, -1);
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             throw new AssertionError(literal, e);
         }
     }

@@ -9,7 +9,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * The admin endpoint's bearer token for {@code stat}, {@code connections} and {@code devices} (issue 29), as the
+ * The admin endpoint's bearer token for {@code stat}, {@code connections} and {@code devices}, as the
  * gateway takes it: {@code --token-file}, else the file named by VIBRIDGE_ADMIN_TOKEN_FILE, else
  * VIBRIDGE_ADMIN_TOKEN. Not an option of its own: a token on the command line would show in {@code ps}.
  */

@@ -6,9 +6,11 @@ import io.vibridge.gateway.tools.Perf;
 import io.vibridge.gateway.tools.ViClientOptions;
 import io.vibridge.gateway.tools.VitcpPeer;
 import io.vibridge.vitcp.cli.OptionConverter;
+import io.vibridge.vitcp.provider.ViException;
 import io.vibridge.vitcp.wire.Encapsulation;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -39,7 +41,8 @@ public final class PerfCommand implements Callable<Integer> {
                     + "127.0.0.1:7472 with --framing iwarp).")
     InetSocketAddress gateway;
 
-    @Option(names = "--framing", defaultValue = "vitcp", paramLabel = "<framing>", converter = FramingConverter.class,
+    @Option(names = "--framing", defaultValue = "vitcp", paramLabel = "<framing>",
+            converter = FramingConverter.class,
             description = "vitcp (native VI/TCP segments), rdmatcp (seed-004 RDMA/TCP frames with CRC-32, "
                     + "VITCP-PROFILE §8), for every connection made, the baseline's included, or iwarp (an iWARP client "
                     + "of the gateway's iWARP listener: Send lat, Send/Write/Read bw) (default: ${DEFAULT-VALUE}).")
@@ -94,14 +97,14 @@ public final class PerfCommand implements Callable<Integer> {
             description = "Operations outstanding in bandwidth tests (default: ${DEFAULT-VALUE}).")
     int txDepth;
 
-    // 16: the setup rate through the gateway stops rising from about 8 threads on this 2-core machine (measured
-    // 4: ~590/s, 8: ~790/s, 16-64: 680-860/s), so 16 measures throughput, not one connect's latency
+    // 16: the setup rate through the gateway stops rising well below 16 threads (README-tools, "perf"), so 16
+    // measures throughput, not one connect's latency
     @Option(names = "--connect-threads", defaultValue = "16", paramLabel = "<n>",
             description = "Concurrent connecting threads in the connect test (default: ${DEFAULT-VALUE}).")
     int connectThreads;
 
-    // a fresh process spends its first seconds compiling (C1/C2 took a third of the CPU of a 4000-connect
-    // all-in-one run): the connect test first runs this many connects untimed, like the latency test's warm-up
+    // a fresh process spends its first seconds compiling the setup path (C1/C2): the connect test first runs
+    // this many connects untimed, like the latency test's warm-up
     @Option(names = "--connect-warmup", defaultValue = "1000", paramLabel = "<n>",
             description = "Connects made (by the same threads) before the connect test's clock starts; 0 for a cold "
                     + "start (default: ${DEFAULT-VALUE}).")
@@ -186,7 +189,7 @@ public final class PerfCommand implements Callable<Integer> {
                 }
                 viaGateway = Perf.run(o, settings, "through the gateway", tables);
                 runs.add(runJson("through the gateway", o, viaGateway));
-            } catch (io.vibridge.vitcp.provider.ViException e) {
+            } catch (ViException e) {
                 err.println("perf: through the gateway " + o.remote() + ": " + e.code() + " " + e.getMessage());
                 return 1;
             } catch (IllegalStateException e) {
@@ -218,7 +221,7 @@ public final class PerfCommand implements Callable<Integer> {
                     Perf.printComparison(tables, viaGateway, results);
                     document.put("comparison", Perf.comparisonJson(viaGateway, results));
                 }
-            } catch (io.vibridge.vitcp.provider.ViException | IllegalStateException e) {
+            } catch (ViException | IllegalStateException e) {
                 err.println("perf: baseline: " + e.getMessage());
                 return 1;
             }
@@ -269,7 +272,7 @@ public final class PerfCommand implements Callable<Integer> {
             }
             IwarpPerf.run(remote, crc, settings, Duration.ofMillis((long) (timeout * 1000)), out);
             return 0;
-        } catch (java.io.IOException | IllegalStateException e) {
+        } catch (IOException | IllegalStateException e) {
             err.println("perf: through the gateway's iWARP listener " + remote + ": " + e.getMessage());
             return 1;
         } finally {

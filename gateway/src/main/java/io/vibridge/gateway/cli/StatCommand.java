@@ -10,6 +10,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -32,7 +33,7 @@ final class StatCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         if (watch != null && watch < 1) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+            throw new ParameterException(spec.commandLine(),
                     "--watch must be at least 1 second, got " + watch);
         }
         PrintWriter out = spec.commandLine().getOut();

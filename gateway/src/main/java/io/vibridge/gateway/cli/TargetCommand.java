@@ -11,6 +11,7 @@ import io.vibridge.vitcp.cli.OptionConverter;
 import java.net.InetAddress;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -129,7 +130,7 @@ public final class TargetCommand implements Callable<Integer> {
     }
 
     private static long parseLong(String text) {
-        String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+        String t = text.trim().toLowerCase(Locale.ROOT);
         if (t.endsWith("gib") || t.endsWith("g")) {
             try {
                 return Long.parseLong(t.replaceAll("[a-z]", "").trim()) << 30;

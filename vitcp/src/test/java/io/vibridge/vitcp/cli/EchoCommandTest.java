@@ -91,7 +91,7 @@ class EchoCommandTest {
     }
 
     /**
-     * Issue 12: an RDMA Write with immediate data consumes one of the echo's receives (VIA 10.2: completed
+     * An RDMA Write with immediate data consumes one of the echo's receives (VIA 10.2: completed
      * operation "remote RDMA Write"); the echo answers only Sends, so it sends nothing back for it, and it
      * reposts that receive (one receive, flow control on: the following Send needs the credit back).
      */

@@ -207,7 +207,7 @@ class SegmentValidationTest {
     }
 
     /**
-     * VITCP-PROFILE §5, issue 12: the codec checks framing only. Security Type 1 with a Security Length other
+     * VITCP-PROFILE §5: the codec checks framing only. Security Type 1 with a Security Length other
      * than 40 (and Type 0 with information) decodes, for the security check to answer IS 11; the
      * information must still fit in the segment and be zero-padded to 4.
      */

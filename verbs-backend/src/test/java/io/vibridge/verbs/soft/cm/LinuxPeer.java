@@ -2,6 +2,7 @@ package io.vibridge.verbs.soft.cm;
 
 import io.vibridge.verbs.VerbsDevice;
 import io.vibridge.verbs.soft.TestDevices;
+import io.vibridge.verbs.soft.wire.Aeth;
 import io.vibridge.verbs.soft.wire.Bth;
 import io.vibridge.verbs.soft.wire.CmCodec;
 import io.vibridge.verbs.soft.wire.CmMad;
@@ -12,6 +13,7 @@ import io.vibridge.verbs.soft.wire.Opcode;
 import io.vibridge.verbs.soft.wire.PacketView;
 import io.vibridge.verbs.soft.wire.PacketWriter;
 import java.io.IOException;
+import java.net.DatagramPacket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
@@ -61,7 +63,7 @@ final class LinuxPeer implements AutoCloseable {
         ByteBuffer pkt = ByteBuffer.allocate(PacketWriter.packetLength(op, payload.length));
         PacketWriter w = writer.begin(pkt, 0, op, false, Bth.DEFAULT_PKEY, destQp, false, psn, payload.length);
         if (op.hasAeth()) {
-            w.aeth(io.vibridge.verbs.soft.wire.Aeth.SYNDROME_ACK_NO_CREDIT, 0);
+            w.aeth(Aeth.SYNDROME_ACK_NO_CREDIT, 0);
         }
         int len = w.payload(payload, 0).finish();
         icrc.sealIpv4(self, dev, Icrc.ROCE_PORT, Icrc.ROCE_PORT, pkt, 0, len);
@@ -72,7 +74,7 @@ final class LinuxPeer implements AutoCloseable {
     void sendAck(int destQp, int psn, int msn) throws IOException {
         ByteBuffer pkt = ByteBuffer.allocate(PacketWriter.packetLength(Opcode.ACKNOWLEDGE, 0));
         int len = writer.begin(pkt, 0, Opcode.ACKNOWLEDGE, false, Bth.DEFAULT_PKEY, destQp, false, psn, 0)
-                .aeth(io.vibridge.verbs.soft.wire.Aeth.SYNDROME_ACK_NO_CREDIT, msn).finish();
+                .aeth(Aeth.SYNDROME_ACK_NO_CREDIT, msn).finish();
         icrc.sealIpv4(self, dev, Icrc.ROCE_PORT, Icrc.ROCE_PORT, pkt, 0, len);
         ch.send(pkt.limit(len), device);
     }
@@ -109,7 +111,7 @@ final class LinuxPeer implements AutoCloseable {
         ByteBuffer in = ByteBuffer.allocate(8192);
         ch.configureBlocking(true);
         var s = ch.socket();
-        var p = new java.net.DatagramPacket(in.array(), in.capacity());
+        var p = new DatagramPacket(in.array(), in.capacity());
         try {
             s.receive(p);
         } catch (SocketTimeoutException e) {
