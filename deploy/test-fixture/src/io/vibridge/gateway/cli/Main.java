@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.DatagramSocket;
 import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -39,8 +40,8 @@ public final class Main {
         "# TYPE vibridge_standin_up gauge\nvibridge_standin_up 1\n"));
     server.start();
     // Like the real target, hold the RoCEv2 UDP port: the image's health check looks for it.
-    java.net.DatagramSocket roce = args.length > 0 && args[0].equals("target")
-        ? new java.net.DatagramSocket(4791) : null;
+    DatagramSocket roce = args.length > 0 && args[0].equals("target")
+        ? new DatagramSocket(4791) : null;
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.stop(0);
@@ -57,8 +58,8 @@ public final class Main {
         url = args[i + 1];
       }
     }
-    // HttpURLConnection, not java.net.http.HttpClient: measured in the container, a JVM doing this
-    // check costs ~0.05 s of CPU with it and ~0.4 s with HttpClient, and Docker runs it every 5 s.
+    // HttpURLConnection, not java.net.http.HttpClient: a short-lived JVM spends several times the CPU
+    // starting HttpClient, and Docker runs this check every 5 s.
     try {
       HttpURLConnection connection = (HttpURLConnection) URI.create(url).toURL().openConnection();
       connection.setConnectTimeout(2000);

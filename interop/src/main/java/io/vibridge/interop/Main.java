@@ -7,6 +7,7 @@ import io.vibridge.interop.cli.ViRpingCommand;
 import io.vibridge.interop.cli.Watchdog;
 import io.vibridge.interop.support.Outcome;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -41,7 +42,7 @@ public final class Main implements Runnable {
     /** As {@link #execute(PrintStream, String...)}, with usage messages to {@code err}. */
     public static int execute(PrintStream out, PrintStream err, String... args) {
         CommandLine cl = new CommandLine(new Main(), new Factory(out));
-        cl.setErr(new java.io.PrintWriter(err, true));
+        cl.setErr(new PrintWriter(err, true));
         cl.setParameterExceptionHandler((ex, a) -> {
             CommandLine c = ex.getCommandLine();
             c.getErr().println(ex.getMessage());

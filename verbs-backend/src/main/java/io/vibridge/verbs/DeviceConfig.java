@@ -1,6 +1,8 @@
 package io.vibridge.verbs;
 
 import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -28,7 +30,7 @@ public record DeviceConfig(InetAddress address, int udpPort, String provider, Ma
     public static DeviceConfig of(String address) {
         try {
             return of(InetAddress.getByName(address));
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             throw new IllegalArgumentException("bad address " + address, e);
         }
     }
@@ -38,7 +40,7 @@ public record DeviceConfig(InetAddress address, int udpPort, String provider, Ma
     }
 
     public DeviceConfig withOption(String key, String value) {
-        var m = new java.util.HashMap<>(options);
+        var m = new HashMap<>(options);
         m.put(key, value);
         return new DeviceConfig(address, udpPort, provider, m);
     }

@@ -1,6 +1,7 @@
 package io.vibridge.verbs;
 
 import java.nio.ByteBuffer;
+import java.util.Set;
 
 /** Registered memory: a direct buffer with keys. Remote peers address it by {@link #address()} + {@link #rkey()}. */
 public interface MemoryRegion extends AutoCloseable {
@@ -16,7 +17,7 @@ public interface MemoryRegion extends AutoCloseable {
 
     int rkey();
 
-    java.util.Set<Access> access();
+    Set<Access> access();
 
     /** Deregisters; later inbound accesses with this rkey get a remote access error. */
     @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vibridge.verbs.soft.TestDevices;
+import java.net.InetAddress;
 import org.junit.jupiter.api.Test;
 
 /** Provider lookup: rdma-core, DiSNI, soft by priority; automatic selection takes the first usable it may select (DiSNI
@@ -58,7 +59,7 @@ class VerbsProviderTest {
         assertThatThrownBy(() -> Verbs.open(DeviceConfig.of("127.0.0.19").withProvider("nope")))
                 .hasMessageContaining("no verbs provider named nope (there are rdma-core, disni, soft)");
         assertThatThrownBy(() -> new DeviceConfig(null, 4791, null, null)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new DeviceConfig(java.net.InetAddress.getLoopbackAddress(), 0, null, null))
+        assertThatThrownBy(() -> new DeviceConfig(InetAddress.getLoopbackAddress(), 0, null, null))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 

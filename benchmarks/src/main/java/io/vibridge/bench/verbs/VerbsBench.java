@@ -1,5 +1,7 @@
 package io.vibridge.bench.verbs;
 
+import com.sun.management.OperatingSystemMXBean;
+import com.sun.management.ThreadMXBean;
 import io.vibridge.verbs.Access;
 import io.vibridge.verbs.AcceptParams;
 import io.vibridge.verbs.Capability;
@@ -21,6 +23,7 @@ import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
 import io.vibridge.verbs.WrOpcode;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -35,8 +38,11 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -185,7 +191,7 @@ public final class VerbsBench implements Callable<Integer> {
                     for (String line; (line = out.readLine()) != null; ) {
                         System.out.println("[server] " + line);
                     }
-                } catch (java.io.IOException ignored) {
+                } catch (IOException ignored) {
                     // server gone
                 }
             });
@@ -359,7 +365,7 @@ public final class VerbsBench implements Callable<Integer> {
                 last = now;
                 count++;
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // closed
         }
     }
@@ -473,9 +479,9 @@ public final class VerbsBench implements Callable<Integer> {
     private void setupRate(VerbsDevice dev, ProtectionDomain pd) throws Exception {
         CompletionQueue cq = dev.createCompletionQueue(64);
         InetAddress server = InetAddress.getByName(serverIp);
-        java.util.concurrent.Semaphore slots = new java.util.concurrent.Semaphore(concurrency);
-        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(connections);
-        java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
+        Semaphore slots = new Semaphore(concurrency);
+        CountDownLatch done = new CountDownLatch(connections);
+        AtomicInteger failures = new AtomicInteger();
         long[] connectNs = new long[connections];
         long t0 = System.nanoTime();
         for (int i = 0; i < connections; i++) {
@@ -527,12 +533,12 @@ public final class VerbsBench implements Callable<Integer> {
                           WorkCompletion[] wcs, WrOpcode op, long raddr, int rkey, String name, VerbsDevice dev,
                           Thread rx, int messages) {
         DeviceCounters before = dev.counters();
-        com.sun.management.ThreadMXBean tmx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        ThreadMXBean tmx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         // CPU per byte: the device's transmit thread (the doorbell) and receive thread (the window pumped on
         // each ACK) lay out, seal and send the packets; the whole process includes this posting thread, which
         // polls without pause (and, in polling mode, receives the ACKs itself while the receive thread stands aside)
         Thread tx = findThread("soft-tx-" + clientIp);
-        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        var os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long cpuDevice = threadCpu(tmx, tx) + threadCpu(tmx, rx);
         long userDevice = threadUser(tmx, tx) + threadUser(tmx, rx);
         long cpuProcess = os.getProcessCpuTime();
@@ -584,11 +590,11 @@ public final class VerbsBench implements Callable<Integer> {
         return pps;
     }
 
-    private static long threadCpu(java.lang.management.ThreadMXBean tmx, Thread t) {
+    private static long threadCpu(ThreadMXBean tmx, Thread t) {
         return t == null ? 0 : tmx.getThreadCpuTime(t.threadId());
     }
 
-    private static long threadUser(java.lang.management.ThreadMXBean tmx, Thread t) {
+    private static long threadUser(ThreadMXBean tmx, Thread t) {
         return t == null ? 0 : tmx.getThreadUserTime(t.threadId());
     }
 

@@ -16,7 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Measurement command (issue 29), not a test: opens N TCP connections to a gateway's VI/TCP port, each
+ * Measurement command, not a test: opens N TCP connections to a gateway's VI/TCP port, each
  * sending only the 24-byte header of a Connect Request that claims {@code --claim} bytes (65,535: the
  * largest Segment Length), and reports how many the gateway holds and how many it closed (refused), with
  * the gateway process's heap (before and after a full GC, by {@code jcmd}) and RSS ({@code /proc}) before

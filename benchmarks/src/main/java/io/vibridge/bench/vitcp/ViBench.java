@@ -1,5 +1,6 @@
 package io.vibridge.bench.vitcp;
 
+import io.vibridge.vitcp.cli.EncapsulationConverter;
 import io.vibridge.vitcp.provider.ConnectListener;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.MemoryAttributes;
@@ -14,12 +15,15 @@ import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -68,18 +72,10 @@ public final class ViBench implements Callable<Integer> {
     @Option(names = "--skip-baseline", description = "Do not run the TCP baseline.")
     boolean skipBaseline;
 
-    @Option(names = "--framing", defaultValue = "vitcp", converter = FramingConverter.class,
+    @Option(names = "--framing", defaultValue = "vitcp", converter = EncapsulationConverter.class,
             description = "vitcp (native segments) or rdmatcp (seed-004 frames with CRC-32, VITCP-PROFILE §8); "
                     + "default ${DEFAULT-VALUE}.")
     Encapsulation framing;
-
-    /** {@code --framing vitcp|rdmatcp}. */
-    static final class FramingConverter implements CommandLine.ITypeConverter<Encapsulation> {
-        @Override
-        public Encapsulation convert(String value) {
-            return Encapsulation.ofLabel(value);
-        }
-    }
 
     private ViNic server;
     private ViNic client;
@@ -189,7 +185,7 @@ public final class ViBench implements Callable<Integer> {
     /** The server NIC also listens for seed-004 framing when the benchmark runs in it. */
     private NicConfig withFraming(NicConfig c) {
         return framing == Encapsulation.RDMATCP
-                ? c.withRdmaTcpListen(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0)) : c;
+                ? c.withRdmaTcpListen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)) : c;
     }
 
     private MemoryRegion region(ViNic nic, ProtectionTag tag, int size) {
@@ -208,7 +204,7 @@ public final class ViBench implements Callable<Integer> {
         int total = warmup + samples;
         // the echo runs in VipRecvNotify handlers, on the provider's reader thread
         Descriptor reply = Descriptor.send().data(sm, 0, 8);
-        java.util.concurrent.CountDownLatch echoed = new java.util.concurrent.CountDownLatch(total);
+        CountDownLatch echoed = new CountDownLatch(total);
         Runnable[] arm = new Runnable[1];
         arm[0] = () -> sv.recvNotify(r -> {
             if (r.isError() || echoed.getCount() == 0) {

@@ -49,10 +49,7 @@ public record CmaHeader(int sourcePort, InetAddress sourceAddress, InetAddress d
         Fields.requireRange("sourcePort", sourcePort, 0xFFFF);
         Objects.requireNonNull(sourceAddress, "sourceAddress");
         Objects.requireNonNull(destinationAddress, "destinationAddress");
-        if (IpAddressField.ipVersionOf(sourceAddress) != IpAddressField.ipVersionOf(destinationAddress)) {
-            throw new IllegalArgumentException("source " + sourceAddress + " and destination "
-                    + destinationAddress + " must be of the same IP version (one ip_version field)");
-        }
+        IpAddressField.requireSameVersion(sourceAddress, destinationAddress, "ip_version");
     }
 
     /** 4 or 6, from the addresses. */
@@ -116,10 +113,7 @@ public record CmaHeader(int sourcePort, InetAddress sourceAddress, InetAddress d
         if (version != CMA_VERSION) {
             throw new CmFormatException(NAME, "cma_version", 0, "must be 0, got " + version);
         }
-        int ipVersion = (buf.get(p + 1) & 0xFF) >>> 4;
-        if (ipVersion != 4 && ipVersion != 6) {
-            throw new CmFormatException(NAME, "ip_version", 1, "must be 4 or 6, got " + ipVersion);
-        }
+        int ipVersion = IpAddressField.readIpVersion(buf, p, 1, NAME, "ip_version");
         int port = buf.getShort(p + 2) & 0xFFFF;
         InetAddress src = IpAddressField.read(buf, p + 4, ipVersion);
         InetAddress dst = IpAddressField.read(buf, p + 20, ipVersion);

@@ -80,10 +80,7 @@ public record Hello(
         Fields.requireRange("sourcePort", sourcePort, 0xFFFF);
         Objects.requireNonNull(sourceAddress, "sourceAddress");
         Objects.requireNonNull(destinationAddress, "destinationAddress");
-        if (IpAddressField.ipVersionOf(sourceAddress) != IpAddressField.ipVersionOf(destinationAddress)) {
-            throw new IllegalArgumentException("source " + sourceAddress + " and destination "
-                    + destinationAddress + " must be of the same IP version (one IPVer field)");
-        }
+        IpAddressField.requireSameVersion(sourceAddress, destinationAddress, "IPVer");
     }
 
     /** A Hello as the gateway sends it: version 2.2. */
@@ -136,13 +133,7 @@ public record Hello(
             throw new BufferOverflowException();
         }
         int p = buf.position();
-        for (int i = 0; i < length; i++) {
-            buf.put(p + i, (byte) 0);
-        }
-        buf.put(p, (byte) MID);
-        buf.putShort(p + 2, (short) bufs);
-        buf.putInt(p + 4, length);
-        buf.put(p + 16, (byte) (MAJOR_VERSION << 4 | minorVersion));
+        CommonHeader.write(buf, p, length, MID, bufs, minorVersion);
         buf.put(p + 17, (byte) (ipVersion() << 4 | flowControl.wireValue()));
         buf.putInt(p + 20, (int) desiredRemoteReceiveSize);
         buf.putInt(p + 24, (int) localReceiveSize);
@@ -180,27 +171,10 @@ public record Hello(
     }
 
     private static Hello read(ByteBuffer buf, int defined, InetAddress destination, int consumed) {
-        Fields.requireRemaining(buf, defined, NAME);
+        CommonHeader header = CommonHeader.read(buf, NAME, MID, defined);
         int p = buf.position();
-        int mid = buf.get(p) & 0xFF;
-        if (mid != MID) {
-            throw new CmFormatException(NAME, "MID", 0, "must be 0 (Hello), got " + mid);
-        }
-        int bufs = buf.getShort(p + 2) & 0xFFFF;
-        long len = buf.getInt(p + 4) & 0xFFFF_FFFFL;
-        if (len < defined) {
-            throw new CmFormatException(NAME, "len", 4, "must be at least " + defined + ", got " + len);
-        }
-        int versions = buf.get(p + 16) & 0xFF;
-        if (versions >>> 4 != MAJOR_VERSION) {
-            throw new CmFormatException(NAME, "MajVer", 16, "must be 2, got " + (versions >>> 4));
-        }
-        int ipFlow = buf.get(p + 17) & 0xFF;
-        int ipVersion = ipFlow >>> 4;
-        if (ipVersion != 4 && ipVersion != 6) {
-            throw new CmFormatException(NAME, "IPVer", 17, "must be 4 or 6, got " + ipVersion);
-        }
-        int flowC = ipFlow & 0xF;
+        int ipVersion = IpAddressField.readIpVersion(buf, p, 17, NAME, "IPVer");
+        int flowC = buf.get(p + 17) & 0xF;
         if (flowC > 1) {
             throw new CmFormatException(NAME, "FlowC", 17, "must be 0 or 1, got " + flowC);
         }
@@ -220,7 +194,8 @@ public record Hello(
             }
         }
         buf.position(p + Math.min(consumed, buf.remaining()));
-        return new Hello(bufs, versions & 0xF, FlowControl.of(flowC), desRemRcvSz, localRcvSz, localPort, src, dst);
+        return new Hello(header.bufs(), header.minorVersion(), FlowControl.of(flowC), desRemRcvSz, localRcvSz,
+                localPort, src, dst);
     }
 
     /** Decodes REQ private data given as an array (see {@link #decode(ByteBuffer)}). */

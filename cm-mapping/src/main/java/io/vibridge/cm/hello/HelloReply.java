@@ -60,13 +60,7 @@ public record HelloReply(int bufs, int minorVersion, long actualReceiveSize) {
             throw new BufferOverflowException();
         }
         int p = buf.position();
-        for (int i = 0; i < LENGTH; i++) {
-            buf.put(p + i, (byte) 0);
-        }
-        buf.put(p, (byte) MID);
-        buf.putShort(p + 2, (short) bufs);
-        buf.putInt(p + 4, LENGTH);
-        buf.put(p + 16, (byte) (Hello.MAJOR_VERSION << 4 | minorVersion));
+        CommonHeader.write(buf, p, LENGTH, MID, bufs, minorVersion);
         buf.putInt(p + 20, (int) actualReceiveSize);
         buf.position(p + LENGTH);
     }
@@ -85,24 +79,11 @@ public record HelloReply(int bufs, int minorVersion, long actualReceiveSize) {
      * @throws CmFormatException if fewer than 24 bytes remain or a field breaks CM-MAPPING §3
      */
     public static HelloReply decode(ByteBuffer buf) {
-        Fields.requireRemaining(buf, DEFINED_LENGTH, NAME);
+        CommonHeader header = CommonHeader.read(buf, NAME, MID, DEFINED_LENGTH);
         int p = buf.position();
-        int mid = buf.get(p) & 0xFF;
-        if (mid != MID) {
-            throw new CmFormatException(NAME, "MID", 0, "must be 1 (HelloReply), got " + mid);
-        }
-        int bufs = buf.getShort(p + 2) & 0xFFFF;
-        long len = buf.getInt(p + 4) & 0xFFFF_FFFFL;
-        if (len < DEFINED_LENGTH) {
-            throw new CmFormatException(NAME, "len", 4, "must be at least 24, got " + len);
-        }
-        int versions = buf.get(p + 16) & 0xFF;
-        if (versions >>> 4 != Hello.MAJOR_VERSION) {
-            throw new CmFormatException(NAME, "MajVer", 16, "must be 2, got " + (versions >>> 4));
-        }
         long actRcvSz = buf.getInt(p + 20) & 0xFFFF_FFFFL;
         buf.position(p + Math.min(LENGTH, buf.remaining()));
-        return new HelloReply(bufs, versions & 0xF, actRcvSz);
+        return new HelloReply(header.bufs(), header.minorVersion(), actRcvSz);
     }
 
     /** Decodes REP private data given as an array (see {@link #decode(ByteBuffer)}). */

@@ -155,13 +155,14 @@ public final class Routes {
      */
     public Optional<Route> lookup(byte[] called) {
         Objects.requireNonNull(called, "called");
-        Route r = exact.get(Discriminator.wrap(called));
+        // no route is longer than 64 bytes, so a longer called discriminator can only match a prefix
+        Route r = called.length <= Discriminator.MAX_LENGTH ? exact.get(Discriminator.of(called)) : null;
         if (r != null) {
             return Optional.of(r);
         }
         for (int length : prefixLengthsDesc) {
             if (length <= called.length) {
-                Route p = prefixes.get(Discriminator.wrap(Arrays.copyOf(called, length)));
+                Route p = prefixes.get(Discriminator.of(Arrays.copyOf(called, length)));
                 if (p != null) {
                     return Optional.of(p);
                 }

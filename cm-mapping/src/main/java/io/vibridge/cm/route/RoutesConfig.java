@@ -10,6 +10,7 @@ import io.vibridge.cm.serviceid.RdmaPortSpace;
 import io.vibridge.cm.serviceid.ServiceIdScheme;
 import java.net.InetAddress;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -51,7 +52,7 @@ final class RoutesConfig {
                 String key = "routes[" + i + "]";
                 ConfigValue v = list.get(i);
                 if (v.valueType() != ConfigValueType.OBJECT) {
-                    throw new RouteConfigException(key, "must be an object, got " + v.valueType().name().toLowerCase(java.util.Locale.ROOT));
+                    throw new RouteConfigException(key, "must be an object, got " + v.valueType().name().toLowerCase(Locale.ROOT));
                 }
                 builder.add(key, route(((ConfigObject) v).toConfig(), key, defaultReceiveBuffers));
             }

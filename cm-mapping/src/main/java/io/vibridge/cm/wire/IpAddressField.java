@@ -1,5 +1,6 @@
 package io.vibridge.cm.wire;
 
+import io.vibridge.cm.CmFormatException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -33,6 +34,35 @@ public final class IpAddressField {
             case Inet6Address a -> 6;
             default -> throw new IllegalArgumentException("neither IPv4 nor IPv6: " + address);
         };
+    }
+
+    /**
+     * Requires both addresses of a message to be of one IP version, as they share one version field.
+     *
+     * @param field the name of that field in the message, for the exception
+     * @throws IllegalArgumentException if their versions differ
+     */
+    public static void requireSameVersion(InetAddress source, InetAddress destination, String field) {
+        if (ipVersionOf(source) != ipVersionOf(destination)) {
+            throw new IllegalArgumentException("source " + source + " and destination " + destination
+                    + " must be of the same IP version (one " + field + " field)");
+        }
+    }
+
+    /**
+     * Reads the IP version that drives the reading of the address fields: the high nibble of the byte at
+     * {@code offset} from absolute {@code start} (the message's first byte). The low nibble is the message's own.
+     *
+     * @param message the message's name, for the exception
+     * @param field the field's name, for the exception
+     * @throws CmFormatException if the version is neither 4 nor 6
+     */
+    public static int readIpVersion(ByteBuffer buf, int start, int offset, String message, String field) {
+        int ipVersion = (buf.get(start + offset) & 0xFF) >>> 4;
+        if (ipVersion != 4 && ipVersion != 6) {
+            throw new CmFormatException(message, field, offset, "must be 4 or 6, got " + ipVersion);
+        }
+        return ipVersion;
     }
 
     /**

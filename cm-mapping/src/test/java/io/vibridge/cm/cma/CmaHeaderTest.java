@@ -85,6 +85,17 @@ class CmaHeaderTest {
     }
 
     @Test
+    void reasonsNameTheRuleAndTheValueReceived() {
+        byte[] bytes = GOLDEN_V4.clone();
+        bytes[1] = 0x50;
+        assertThatThrownBy(() -> CmaHeader.fromBytes(bytes))
+                .hasMessage("CmaHeader.ip_version (offset 1): must be 4 or 6, got 5");
+        assertThatThrownBy(() -> new CmaHeader(1, InetAddress.ofLiteral("::1"), InetAddress.ofLiteral("1.2.3.4")))
+                .hasMessage("source /0:0:0:0:0:0:0:1 and destination /1.2.3.4 must be of the same IP version"
+                        + " (one ip_version field)");
+    }
+
+    @Test
     void ignoresLowNibbleAndIpv4PaddingAsLinuxDoes() {
         byte[] bytes = GOLDEN_V4.clone();
         bytes[1] = 0x4F;

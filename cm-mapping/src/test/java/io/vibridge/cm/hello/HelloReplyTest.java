@@ -75,6 +75,24 @@ class HelloReplyTest {
     }
 
     @Test
+    void reasonsNameTheRuleAndTheValueReceived() {
+        byte[] mid = GOLDEN.clone();
+        mid[0] = 0;
+        assertThatThrownBy(() -> HelloReply.fromBytes(mid))
+                .hasMessage("HelloReply.MID (offset 0): must be 1 (HelloReply), got 0");
+        byte[] len = GOLDEN.clone();
+        len[7] = 23;
+        assertThatThrownBy(() -> HelloReply.fromBytes(len))
+                .hasMessage("HelloReply.len (offset 4): must be at least 24, got 23");
+        byte[] version = GOLDEN.clone();
+        version[16] = 0x12;
+        assertThatThrownBy(() -> HelloReply.fromBytes(version))
+                .hasMessage("HelloReply.MajVer (offset 16): must be 2, got 1");
+        assertThatThrownBy(() -> HelloReply.fromBytes(Arrays.copyOf(GOLDEN, 23)))
+                .hasMessage("HelloReply.length: needs at least 24 bytes, got 23");
+    }
+
+    @Test
     void toleratesReservedBytesSuchAsSdpExtMaxAdverts() {
         byte[] bytes = GOLDEN.clone();
         bytes[19] = 1; // SDP HAH ExtMaxAdverts

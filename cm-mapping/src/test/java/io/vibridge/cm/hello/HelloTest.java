@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vibridge.cm.CmFormatException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -138,7 +139,7 @@ class HelloTest {
         b[15] = 1;
         try {
             return Inet6Address.getByAddress(null, b, -1);
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             throw new AssertionError(literal, e);
         }
     }
@@ -204,6 +205,23 @@ class HelloTest {
         for (int flowC = 2; flowC <= 15; flowC++) {
             assertRejected(withByte(GOLDEN_V4, 17, 0x40 | flowC), "FlowC", 17);
         }
+    }
+
+    @Test
+    void reasonsNameTheRuleAndTheValueReceived() {
+        assertThatThrownBy(() -> Hello.fromBytes(withByte(GOLDEN_V4, 0, 1)))
+                .hasMessage("Hello.MID (offset 0): must be 0 (Hello), got 1");
+        assertThatThrownBy(() -> Hello.fromBytes(withByte(GOLDEN_V4, 7, 63)))
+                .hasMessage("Hello.len (offset 4): must be at least 64, got 63");
+        assertThatThrownBy(() -> Hello.decodeShort(ByteBuffer.wrap(withByte(GOLDEN_V4, 7, 47)),
+                InetAddress.ofLiteral("10.0.0.2")))
+                .hasMessage("Hello.len (offset 4): must be at least 48, got 47");
+        assertThatThrownBy(() -> Hello.fromBytes(withByte(GOLDEN_V4, 16, 0x32)))
+                .hasMessage("Hello.MajVer (offset 16): must be 2, got 3");
+        assertThatThrownBy(() -> Hello.fromBytes(withByte(GOLDEN_V4, 17, 0x50)))
+                .hasMessage("Hello.IPVer (offset 17): must be 4 or 6, got 5");
+        assertThatThrownBy(() -> Hello.fromBytes(Arrays.copyOf(GOLDEN_V4, 63)))
+                .hasMessage("Hello.length: needs at least 64 bytes, got 63");
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.vibridge.cm.hello;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.management.ThreadMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
@@ -36,9 +37,9 @@ class HotPathAllocationTest {
 
     @Test
     void perMessagePathAllocatesNothing() {
-        java.lang.management.ThreadMXBean plain = ManagementFactory.getThreadMXBean();
-        assumeTrue(plain instanceof com.sun.management.ThreadMXBean, "per-thread allocation counter available");
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) plain;
+        var plain = ManagementFactory.getThreadMXBean();
+        assumeTrue(plain instanceof ThreadMXBean, "per-thread allocation counter available");
+        ThreadMXBean mx = (ThreadMXBean) plain;
         assumeTrue(mx.isThreadAllocatedMemorySupported() && mx.isThreadAllocatedMemoryEnabled());
         long tid = Thread.currentThread().threadId();
 

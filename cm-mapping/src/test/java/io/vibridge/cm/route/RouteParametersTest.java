@@ -58,19 +58,4 @@ class RouteParametersTest {
         assertThat(new RouteTarget(a, 65535, RouteParameters.DEFAULTS).serviceId().value())
                 .isEqualTo(0x0000_0000_0002_FFFFL);
     }
-
-    @Test
-    void discriminators() {
-        assertThat(Discriminator.parse("hex:0a0B").toByteArray()).containsExactly(0x0A, 0x0B);
-        assertThat(Discriminator.parse("HEX:").length()).isZero();
-        assertThat(Discriminator.parse("héllo").toByteArray()).hasSize(6);
-        assertThat(Discriminator.parse("x".repeat(64)).length()).isEqualTo(64);
-        assertThatThrownBy(() -> Discriminator.parse("x".repeat(65))).hasMessageContaining("at most 64");
-        assertThatThrownBy(() -> Discriminator.parse("hex:abc")).hasMessageContaining("even number");
-        assertThatThrownBy(() -> Discriminator.parse("hex:zz")).hasMessageContaining("hex");
-        assertThat(Discriminator.parse("storage")).hasToString("\"storage\"");
-        assertThat(Discriminator.parse("hex:00ff")).hasToString("hex:00ff");
-        assertThat(Discriminator.parse("hex:6865783a")).as("text starting hex: prints as hex").hasToString("hex:6865783a");
-        assertThat(Discriminator.parse("ab")).isEqualTo(Discriminator.parse("hex:6162"));
-    }
 }

@@ -10,6 +10,7 @@ import io.vibridge.cm.cma.CmaHeader;
 import io.vibridge.cm.hello.FlowControl;
 import io.vibridge.cm.hello.Hello;
 import io.vibridge.cm.serviceid.ServiceIdScheme;
+import io.vibridge.cm.testutil.Addresses;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import org.junit.jupiter.api.Test;
@@ -48,7 +49,7 @@ class RouteTargetTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("cannot be named in the IP version of target 10.0.0.2");
         byte[] mapped = cat(zeros(10), b(0xFF, 0xFF, 10, 0, 0, 1));
-        InetAddress mappedClient = io.vibridge.cm.testutil.Addresses.of(6, mapped);
+        InetAddress mappedClient = Addresses.of(6, mapped);
         assertThat(t.hello(mappedClient, 1).sourceAddress()).isEqualTo(InetAddress.ofLiteral("10.0.0.1"));
     }
 

@@ -7,6 +7,7 @@ import io.vibridge.cm.hello.FlowControl;
 import io.vibridge.cm.serviceid.ServiceIdScheme;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class RoutesTest {
@@ -23,7 +24,7 @@ class RoutesTest {
             .exact("hex:00ff10", target("127.0.0.7", 5004))
             .build();
 
-    private static int port(java.util.Optional<Route> r) {
+    private static int port(Optional<Route> r) {
         return r.orElseThrow().target().port();
     }
 

@@ -15,6 +15,7 @@ import io.vibridge.verbs.QpInfo;
 import io.vibridge.verbs.VerbsDevice;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,7 +29,7 @@ import java.util.function.Supplier;
  * its queue pair, as {@code rdma res show qp}), {@code /device} (the verbs device, as {@code ibv_devinfo}) and
  * {@code /stat} (the device's counters, as {@code rdma statistic}).
  *
- * <p>Unauthenticated peers must not be able to hold it or read it (issue 29): with a token every path but
+ * <p>Unauthenticated peers must not be able to hold it or read it: with a token every path but
  * {@code /health} and {@code /ready} (what orchestrators probe) answers 401 without it; an idle connection is
  * closed after {@link Options#idleTimeout()}; beyond {@link Options#maxConnections()} a new connection is closed at
  * once, so idle admin clients cannot take the process's file descriptors from the VI/TCP listeners.
@@ -176,7 +177,7 @@ public final class AdminServer {
                     .put("state", c.state())
                     .put("bytesIn", c.bytesIn())
                     .put("bytesOut", c.bytesOut())
-                    .put("openedAt", java.time.Instant.ofEpochMilli(c.openedAtMillis()).toString())
+                    .put("openedAt", Instant.ofEpochMilli(c.openedAtMillis()).toString())
                     .put("infiniband", c.qp() == null ? null : qpJson(c.qp())));
         }
         return array;

@@ -4,8 +4,10 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.VerbsDevice;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +31,7 @@ public record DeviceInfo(String name, String provider, String address, String gi
                          List<String> capabilities, Map<String, String> properties, String cm) {
     public DeviceInfo {
         capabilities = List.copyOf(capabilities);
-        properties = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(properties));
+        properties = Collections.unmodifiableMap(new LinkedHashMap<>(properties));
     }
 
     public static DeviceInfo of(VerbsDevice d) {
@@ -70,7 +72,7 @@ public record DeviceInfo(String name, String provider, String address, String gi
         }
         try {
             InetAddress a = InetAddress.getByAddress(raw); // Java turns an IPv4-mapped address into the IPv4 one
-            return a instanceof java.net.Inet4Address ? "::ffff:" + a.getHostAddress() : a.getHostAddress();
+            return a instanceof Inet4Address ? "::ffff:" + a.getHostAddress() : a.getHostAddress();
         } catch (UnknownHostException e) {
             throw new IllegalStateException(e); // 16 bytes always make an address
         }

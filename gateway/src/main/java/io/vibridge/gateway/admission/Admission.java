@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * Admission of new TCP connections into setup, for every front end (VI/TCP in both framings, iWARP): the
  * pending bound ({@code limits.max-pending} over the gateway, {@code limits.max-pending-per-client} per
  * client address), its meters, and the periodic summary line that replaces one log line per connection
- * in a connect flood (issue 29). Thread-safe.
+ * in a connect flood. Thread-safe.
  */
 public final class Admission {
     private final PendingLimits limits;

@@ -8,7 +8,7 @@ import java.util.Map;
  * The bound on connections still in setup (accepted, not yet bridged or closed): at most {@code max} over
  * the gateway and {@code maxPerClient} per client IP address. A pending connection costs a socket, its
  * read buffers and a setup timer until it is answered or times out, whatever it claims to send; the
- * bound keeps a flood of them from taking the file descriptors and the event loops (issue 29).
+ * bound keeps a flood of them from taking the file descriptors and the event loops.
  * Thread-safe: every listener's event loop takes and returns slots here.
  */
 final class PendingLimits {

@@ -6,11 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * The admin endpoint's bearer token for {@code stat}, {@code connections} and {@code devices} (issue 29), as the
+ * The admin endpoint's bearer token for {@code stat}, {@code connections} and {@code devices}, as the
  * gateway takes it: {@code --token-file}, else the file named by VIBRIDGE_ADMIN_TOKEN_FILE, else
  * VIBRIDGE_ADMIN_TOKEN. Not an option of its own: a token on the command line would show in {@code ps}.
  */
@@ -23,11 +22,8 @@ final class AdminAuth {
                     + "named by " + TOKEN_FILE_ENV + ", else the token in " + TOKEN_ENV + ", else none.")
     Path tokenFile;
 
-    @Spec(Spec.Target.MIXEE)
-    CommandSpec spec;
-
-    /** The token to send, or null for none. */
-    String token() {
+    /** The token to send, or null for none; an unreadable or empty file is an option error of {@code command}. */
+    String token(CommandSpec command) {
         Path file = tokenFile;
         if (file == null && System.getenv(TOKEN_FILE_ENV) != null && !System.getenv(TOKEN_FILE_ENV).isEmpty()) {
             file = Path.of(System.getenv(TOKEN_FILE_ENV));
@@ -36,14 +32,14 @@ final class AdminAuth {
             try {
                 String first = Files.readString(file, StandardCharsets.UTF_8).lines().findFirst().orElse("").strip();
                 if (first.isEmpty()) {
-                    throw new ParameterException(spec.commandLine(), "--token-file " + file + " is empty");
+                    throw new ParameterException(command.commandLine(), "--token-file " + file + " is empty");
                 }
                 return first;
             } catch (IOException | RuntimeException e) {
                 if (e instanceof ParameterException p) {
                     throw p;
                 }
-                throw new ParameterException(spec.commandLine(), "--token-file: cannot read " + file + ": "
+                throw new ParameterException(command.commandLine(), "--token-file: cannot read " + file + ": "
                         + e.getMessage());
             }
         }

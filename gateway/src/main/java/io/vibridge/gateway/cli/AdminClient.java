@@ -1,11 +1,13 @@
 package io.vibridge.gateway.cli;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import picocli.CommandLine;
 
 /**
  * GETs a JSON view of a running gateway's admin endpoint ({@code vibridge connections}, {@code stat},
@@ -26,7 +28,7 @@ final class AdminClient {
     }
 
     /** Prints {@code e} as {@code spec}'s one-line error; returns the exit code of an absent gateway, 1. */
-    static int report(picocli.CommandLine.Model.CommandSpec spec, Unreachable e) {
+    static int report(CommandLine.Model.CommandSpec spec, Unreachable e) {
         spec.commandLine().getErr().println(spec.qualifiedName() + ": " + e.getMessage());
         spec.commandLine().getErr().flush();
         return 1;
@@ -58,7 +60,7 @@ final class AdminClient {
             return r.body();
         } catch (IOException e) {
             throw new Unreachable("cannot reach the gateway's admin endpoint " + uri + ": "
-                    + (e instanceof java.net.ConnectException ? "connection refused"
+                    + (e instanceof ConnectException ? "connection refused"
                             : e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
                     + " (is the gateway running? --url names its admin address)");
         }

@@ -8,7 +8,7 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * {@code --url} of the admin clients ({@code stat}, {@code connections}): {@code http://host:port}, checked
  * when parsed so that a typo (a missing scheme, {@code localhost:9464} read as scheme "localhost") is one
- * line and exit 2, not the HTTP client's stack trace (issue 29).
+ * line and exit 2, not the HTTP client's stack trace.
  */
 final class AdminUrl implements ITypeConverter<URI> {
 

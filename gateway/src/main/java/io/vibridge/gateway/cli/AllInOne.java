@@ -1,5 +1,7 @@
 package io.vibridge.gateway.cli;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigUtil;
 import io.vibridge.gateway.config.GatewayConfig;
@@ -14,18 +16,18 @@ import org.slf4j.LoggerFactory;
  * {@code perf --all-in-one}: a demo target and a gateway in the perf process, both on the soft
  * provider, the gateway listening on an OS-chosen loopback port with one route to the target.
  */
-record AllInOne(TargetService target, GatewayServer gateway, ch.qos.logback.classic.Level savedLevel)
+record AllInOne(TargetService target, GatewayServer gateway, Level savedLevel)
         implements AutoCloseable {
 
-    /** The soft devices' UDP port is taken on that address, most often by the README's demo (issue 29). */
+    /** The soft devices' UDP port is taken on that address, most often by the README's demo. */
     private static final String BUSY_HINT = " (is vibridge demo, a target or a gateway running on that address? ";
 
     static AllInOne start(String targetAddress, String gatewayIbAddress, int flowc, String discriminator,
                           boolean verbose) {
-        var logger = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.vibridge");
+        var logger = (Logger) LoggerFactory.getLogger("io.vibridge");
         var saved = logger.getLevel();
         if (!verbose) {
-            logger.setLevel(ch.qos.logback.classic.Level.WARN); // 1000 connects' lines would bury the figures
+            logger.setLevel(Level.WARN); // 1000 connects' lines would bury the figures
         }
         TargetService target;
         try {
@@ -62,6 +64,6 @@ record AllInOne(TargetService target, GatewayServer gateway, ch.qos.logback.clas
     public void close() {
         gateway.close();
         target.close();
-        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.vibridge")).setLevel(savedLevel);
+        ((Logger) LoggerFactory.getLogger("io.vibridge")).setLevel(savedLevel);
     }
 }

@@ -3,13 +3,12 @@ package io.vibridge.gateway.cli;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
@@ -23,12 +22,8 @@ final class ConnectionsCommand implements Callable<Integer> {
     private static final List<String> HEADER = List.of("id", "front", "client", "route", "target", "state",
             "bytes-in", "bytes-out", "lqpn", "rqpn", "qp-state", "sq-psn", "rq-psn", "mtu", "retrans", "timeouts");
 
-    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464", converter = AdminUrl.class,
-            description = "The gateway's admin endpoint (default: ${DEFAULT-VALUE}).")
-    URI url;
-
-    @picocli.CommandLine.Mixin
-    AdminAuth auth;
+    @Mixin
+    AdminEndpoint admin;
 
     @Spec
     CommandSpec spec;
@@ -37,7 +32,7 @@ final class ConnectionsCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         JsonArray connections;
         try {
-            connections = new JsonArray(AdminClient.get(url, "/connections", auth.token()));
+            connections = new JsonArray(admin.get("/connections"));
         } catch (AdminClient.Unreachable e) {
             return AdminClient.report(spec, e);
         }

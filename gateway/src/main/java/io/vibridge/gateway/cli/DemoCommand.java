@@ -45,7 +45,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         String gw = "127.0.0.1:" + gateway.port();
         // the admin address as configured (loopback by default; a wildcard bind is reached on 127.0.0.1), and the
-        // header curl needs when admin.token is set (issue 29: the banner said 127.0.0.1 while binding 0.0.0.0)
+        // header curl needs when admin.token is set
         String adminHost = cfg.admin().host();
         String admin = "http://" + (adminHost.equals("0.0.0.0") || adminHost.equals("::") ? "127.0.0.1"
                 : adminHost.contains(":") ? "[" + adminHost + "]" : adminHost) + ":" + gateway.adminPort();

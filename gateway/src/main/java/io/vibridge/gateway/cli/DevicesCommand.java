@@ -1,5 +1,7 @@
 package io.vibridge.gateway.cli;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
 import io.vertx.core.json.JsonObject;
 import io.vibridge.gateway.admin.DeviceInfo;
 import io.vibridge.gateway.config.GatewayConfig;
@@ -21,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -54,7 +57,7 @@ final class DevicesCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     URI url;
 
-    @picocli.CommandLine.Mixin
+    @Mixin
     AdminAuth auth;
 
     @Spec
@@ -84,7 +87,7 @@ final class DevicesCommand implements Callable<Integer> {
             out.printf("%s:%d is in use (a running gateway?): its device as %s/device reports it%n%n",
                     dc.address().getHostAddress(), dc.udpPort(), url);
             try {
-                info = DeviceInfo.fromJson(new JsonObject(AdminClient.get(url, "/device", auth.token())));
+                info = DeviceInfo.fromJson(new JsonObject(AdminClient.get(url, "/device", auth.token(spec))));
             } catch (AdminClient.Unreachable u) {
                 return fail("UDP " + dc.address().getHostAddress() + ":" + dc.udpPort() + " is in use and "
                         + u.getMessage(), 1);
@@ -98,9 +101,9 @@ final class DevicesCommand implements Callable<Integer> {
 
     /** Opens the device just long enough to describe it, without its start-up log lines. */
     private static DeviceInfo open(DeviceConfig dc) {
-        var logger = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.vibridge");
+        var logger = (Logger) LoggerFactory.getLogger("io.vibridge");
         var saved = logger.getLevel();
-        logger.setLevel(ch.qos.logback.classic.Level.WARN);
+        logger.setLevel(Level.WARN);
         try (VerbsDevice d = Verbs.open(dc)) {
             return DeviceInfo.of(d);
         } finally {

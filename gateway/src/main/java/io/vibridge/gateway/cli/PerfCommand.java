@@ -3,13 +3,14 @@ package io.vibridge.gateway.cli;
 import io.vibridge.gateway.demo.control.TargetMode;
 import io.vibridge.gateway.tools.IwarpPerf;
 import io.vibridge.gateway.tools.Perf;
-import io.vibridge.gateway.tools.Sizes;
 import io.vibridge.gateway.tools.ViClientOptions;
 import io.vibridge.gateway.tools.VitcpPeer;
-import io.vibridge.vitcp.cli.CommandLines;
+import io.vibridge.vitcp.cli.OptionConverter;
+import io.vibridge.vitcp.provider.ViException;
 import io.vibridge.vitcp.wire.Encapsulation;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -34,16 +36,17 @@ import picocli.CommandLine.Spec;
                 + "connection setup rate; --baseline runs the same against an in-process vitcp peer and prints ratios.")
 public final class PerfCommand implements Callable<Integer> {
 
-    @Option(names = "--gateway", paramLabel = "<host:port>",
+    @Option(names = "--gateway", paramLabel = "<host:port>", converter = HostPortConverter.class,
             description = "Gateway host:port (default: 127.0.0.1:7470, 127.0.0.1:7471 with --framing rdmatcp, "
                     + "127.0.0.1:7472 with --framing iwarp).")
-    String gateway;
+    InetSocketAddress gateway;
 
     @Option(names = "--framing", defaultValue = "vitcp", paramLabel = "<framing>",
+            converter = FramingConverter.class,
             description = "vitcp (native VI/TCP segments), rdmatcp (seed-004 RDMA/TCP frames with CRC-32, "
                     + "VITCP-PROFILE §8), for every connection made, the baseline's included, or iwarp (an iWARP client "
                     + "of the gateway's iWARP listener: Send lat, Send/Write/Read bw) (default: ${DEFAULT-VALUE}).")
-    String framing;
+    Framing framing;
 
     @Option(names = "--crc", description = "--framing iwarp: ask for MPA CRC32C.")
     boolean crc;
@@ -52,17 +55,17 @@ public final class PerfCommand implements Callable<Integer> {
             description = "Route to a vibridge target (default: ${DEFAULT-VALUE}).")
     String discriminator;
 
-    @Option(names = "--op", defaultValue = "send", paramLabel = "<op>",
+    @Option(names = "--op", defaultValue = "send", paramLabel = "<op>", converter = OpConverter.class,
             description = "send, write, read or recv (the target sends, source mode), for --test lat|bw (default: ${DEFAULT-VALUE}).")
-    String op;
+    Op op;
 
-    @Option(names = "--test", defaultValue = "all", paramLabel = "<test>",
+    @Option(names = "--test", defaultValue = "all", paramLabel = "<test>", converter = TestsConverter.class,
             description = "lat, bw, connect or all (all: Send lat, Send/Write/Read/recv BW, connect) (default: ${DEFAULT-VALUE}).")
-    String test;
+    Tests test;
 
-    @Option(names = {"-s", "--size"}, paramLabel = "<size>",
+    @Option(names = {"-s", "--size"}, paramLabel = "<size>", converter = SizeConverter.class,
             description = "Message size (default: 8 B for latency, 64 KiB for bandwidth).")
-    String size;
+    Integer size;
 
     @Option(names = {"-a", "--all"},
             description = "Run every size from 2 B to 8 MiB in powers of two (perftest -a), up to the largest the "
@@ -94,30 +97,25 @@ public final class PerfCommand implements Callable<Integer> {
             description = "Operations outstanding in bandwidth tests (default: ${DEFAULT-VALUE}).")
     int txDepth;
 
-    // 16: the setup rate through the gateway stops rising from about 8 threads on this 2-core machine (measured
-    // 4: ~590/s, 8: ~790/s, 16-64: 680-860/s), so 16 measures throughput, not one connect's latency
+    // 16: the setup rate through the gateway stops rising well below 16 threads (README-tools, "perf"), so 16
+    // measures throughput, not one connect's latency
     @Option(names = "--connect-threads", defaultValue = "16", paramLabel = "<n>",
             description = "Concurrent connecting threads in the connect test (default: ${DEFAULT-VALUE}).")
     int connectThreads;
 
-    // a fresh process spends its first seconds compiling (C1/C2 took a third of the CPU of a 4000-connect
-    // all-in-one run): the connect test first runs this many connects untimed, like the latency test's warm-up
+    // a fresh process spends its first seconds compiling the setup path (C1/C2): the connect test first runs
+    // this many connects untimed, like the latency test's warm-up
     @Option(names = "--connect-warmup", defaultValue = "1000", paramLabel = "<n>",
             description = "Connects made (by the same threads) before the connect test's clock starts; 0 for a cold "
                     + "start (default: ${DEFAULT-VALUE}).")
     int connectWarmup;
 
-    @Option(names = "--reliability", defaultValue = "rd", paramLabel = "<ud|rd|rr>",
-            description = "ud, rd or rr (default: ${DEFAULT-VALUE}).")
-    String reliability;
+    @Mixin
+    ViConnectOptions connect;
 
     @Option(names = "--flow-control", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Ask for descriptor flow control (default: on).")
     boolean flowControl;
-
-    @Option(names = "--key", paramLabel = "<key>",
-            description = "HMAC-SHA256 connect key, at least 16 bytes: text, hex:... or base64:....")
-    String key;
 
     @Option(names = "--baseline", description = "Also run everything against an in-process vitcp peer (no gateway) and print ratios.")
     boolean baseline;
@@ -158,21 +156,19 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if ("iwarp".equalsIgnoreCase(framing.trim())) {
+        if (framing == Framing.IWARP) {
             return iwarp();
         }
         Perf.Settings settings;
         ViClientOptions o;
-        Encapsulation encapsulation;
+        Encapsulation encapsulation = framing.encapsulation;
         try {
             settings = settings();
-            encapsulation = Encapsulation.ofLabel(framing);
             int max = Math.max(settings.latSize(), settings.bwSize());
-            String remote = gateway != null ? gateway : "127.0.0.1:" + encapsulation.defaultPort();
-            o = new ViClientOptions(ViClientOptions.parseHostPort(remote), discriminator,
-                    ViClientOptions.parseReliability(reliability), flowControl, CommandLines.key(spec, key), max, 8,
-                    txDepth,
-                    Duration.ofMillis((long) (timeout * 1000)), encapsulation);
+            InetSocketAddress remote = gateway != null ? gateway
+                    : new InetSocketAddress("127.0.0.1", encapsulation.defaultPort());
+            o = new ViClientOptions(remote, discriminator, connect.reliability, flowControl, connect.key(), max, 8,
+                    txDepth, Duration.ofMillis((long) (timeout * 1000)), encapsulation);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
@@ -193,7 +189,7 @@ public final class PerfCommand implements Callable<Integer> {
                 }
                 viaGateway = Perf.run(o, settings, "through the gateway", tables);
                 runs.add(runJson("through the gateway", o, viaGateway));
-            } catch (io.vibridge.vitcp.provider.ViException e) {
+            } catch (ViException e) {
                 err.println("perf: through the gateway " + o.remote() + ": " + e.code() + " " + e.getMessage());
                 return 1;
             } catch (IllegalStateException e) {
@@ -225,7 +221,7 @@ public final class PerfCommand implements Callable<Integer> {
                     Perf.printComparison(tables, viaGateway, results);
                     document.put("comparison", Perf.comparisonJson(viaGateway, results));
                 }
-            } catch (io.vibridge.vitcp.provider.ViException | IllegalStateException e) {
+            } catch (ViException | IllegalStateException e) {
                 err.println("perf: baseline: " + e.getMessage());
                 return 1;
             }
@@ -238,6 +234,9 @@ public final class PerfCommand implements Callable<Integer> {
 
     /** The sweep's largest size against the baseline peer when no gateway run set one: the gateway's vi.max-mtu. */
     private static final int BASELINE_SWEEP_MAX = 64 * 1024;
+
+    /** The gateway's iWARP listener port when {@code --gateway} is not given. */
+    private static final int IWARP_PORT = 7472;
 
     private JsonObject runJson(String label, ViClientOptions o, List<Perf.Result> results) {
         JsonArray rs = new JsonArray();
@@ -253,7 +252,7 @@ public final class PerfCommand implements Callable<Integer> {
         InetSocketAddress remote;
         try {
             settings = settings();
-            remote = ViClientOptions.parseHostPort(gateway != null ? gateway : "127.0.0.1:7472");
+            remote = gateway != null ? gateway : new InetSocketAddress("127.0.0.1", IWARP_PORT);
             if (baseline || baselineOnly) {
                 throw new IllegalArgumentException("--baseline is not available with --framing iwarp");
             }
@@ -273,7 +272,7 @@ public final class PerfCommand implements Callable<Integer> {
             }
             IwarpPerf.run(remote, crc, settings, Duration.ofMillis((long) (timeout * 1000)), out);
             return 0;
-        } catch (java.io.IOException | IllegalStateException e) {
+        } catch (IOException | IllegalStateException e) {
             err.println("perf: through the gateway's iWARP listener " + remote + ": " + e.getMessage());
             return 1;
         } finally {
@@ -284,29 +283,76 @@ public final class PerfCommand implements Callable<Integer> {
     }
 
     Perf.Settings settings() {
-        EnumSet<Perf.Test> tests = switch (test.toLowerCase(Locale.ROOT)) {
-            case "all" -> EnumSet.allOf(Perf.Test.class);
-            case "connect" -> EnumSet.of(Perf.Test.CONNECT);
-            case "lat" -> switch (op.toLowerCase(Locale.ROOT)) {
-                case "send" -> EnumSet.of(Perf.Test.SEND_LAT);
-                default -> throw new IllegalArgumentException("latency is measured for --op send only");
-            };
-            case "bw" -> switch (op.toLowerCase(Locale.ROOT)) {
-                case "send" -> EnumSet.of(Perf.Test.SEND_BW);
-                case "write" -> EnumSet.of(Perf.Test.WRITE_BW);
-                case "read" -> EnumSet.of(Perf.Test.READ_BW);
-                case "recv" -> EnumSet.of(Perf.Test.RECV_BW);
-                default -> throw new IllegalArgumentException("--op must be send, write, read or recv, got '" + op + "'");
-            };
-            default -> throw new IllegalArgumentException("--test must be lat, bw, connect or all, got '" + test + "'");
+        EnumSet<Perf.Test> tests = switch (test) {
+            case ALL -> EnumSet.allOf(Perf.Test.class);
+            case CONNECT -> EnumSet.of(Perf.Test.CONNECT);
+            case LAT -> {
+                if (op != Op.SEND) {
+                    throw new IllegalArgumentException("latency is measured for --op send only");
+                }
+                yield EnumSet.of(Perf.Test.SEND_LAT);
+            }
+            case BW -> EnumSet.of(op.bandwidth);
         };
         if (allSizes && size != null) {
             throw new IllegalArgumentException("-a runs every size: give -a or -s, not both");
         }
-        int s = size == null ? -1 : Sizes.parse(size);
+        int s = size == null ? -1 : size;
         return new Perf.Settings(tests, s < 0 ? 8 : s, s < 0 ? 64 * 1024 : s, iters == null ? 10_000 : iters,
                 iters == null ? 5_000 : iters, duration == null ? null : Duration.ofMillis((long) (duration * 1000)),
                 iters == null ? 1_000 : iters, connectThreads, connectWarmup,
                 allSizes ? Perf.sweepSizes(Perf.SWEEP_MAX) : List.of(), queuePairs, reportGbits, err);
+    }
+
+    /** {@code --framing}: one of the two VI/TCP encapsulations, or an iWARP client of the gateway's iWARP listener. */
+    enum Framing {
+        VITCP(Encapsulation.VITCP),
+        RDMATCP(Encapsulation.RDMATCP),
+        IWARP(null);
+
+        /** The VI/TCP encapsulation, null for iWARP. */
+        final Encapsulation encapsulation;
+
+        Framing(Encapsulation encapsulation) {
+            this.encapsulation = encapsulation;
+        }
+    }
+
+    /** {@code --op}: what the latency and bandwidth tests post. */
+    enum Op {
+        SEND(Perf.Test.SEND_BW),
+        WRITE(Perf.Test.WRITE_BW),
+        READ(Perf.Test.READ_BW),
+        RECV(Perf.Test.RECV_BW);
+
+        /** The bandwidth test of this operation. */
+        final Perf.Test bandwidth;
+
+        Op(Perf.Test bandwidth) {
+            this.bandwidth = bandwidth;
+        }
+    }
+
+    /** {@code --test}: which tests run. */
+    enum Tests {
+        LAT, BW, CONNECT, ALL
+    }
+
+    static final class FramingConverter extends OptionConverter<Framing> {
+        FramingConverter() {
+            super(text -> OptionConverter.byCliName(Framing.class, text));
+        }
+    }
+
+    static final class OpConverter extends OptionConverter<Op> {
+        OpConverter() {
+            super(text -> OptionConverter.byCliName(Op.class, text));
+        }
+    }
+
+    static final class TestsConverter extends OptionConverter<Tests> {
+        TestsConverter() {
+            super(text -> OptionConverter.byCliName(Tests.class, text));
+        }
     }
 }

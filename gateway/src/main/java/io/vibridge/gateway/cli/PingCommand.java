@@ -2,11 +2,13 @@ package io.vibridge.gateway.cli;
 
 import io.vibridge.gateway.tools.Ping;
 import io.vibridge.gateway.tools.ViClientOptions;
-import io.vibridge.vitcp.cli.CommandLines;
+import io.vibridge.vitcp.cli.EncapsulationConverter;
 import io.vibridge.vitcp.wire.Encapsulation;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -18,14 +20,15 @@ import picocli.CommandLine.Spec;
                 + "every echo. Exit 0 only when every echo matched; 1 on loss or mismatch; 2 when the connect fails.")
 public final class PingCommand implements Callable<Integer> {
 
-    @Option(names = "--gateway", paramLabel = "<host:port>",
+    @Option(names = "--gateway", paramLabel = "<host:port>", converter = HostPortConverter.class,
             description = "Gateway host:port (default: 127.0.0.1:7470, or 127.0.0.1:7471 with --framing rdmatcp).")
-    String gateway;
+    InetSocketAddress gateway;
 
     @Option(names = "--framing", defaultValue = "vitcp", paramLabel = "<framing>",
+            converter = EncapsulationConverter.class,
             description = "vitcp (native VI/TCP) or rdmatcp (seed-004 RDMA/TCP frames, VITCP-PROFILE §8) "
                     + "(default: ${DEFAULT-VALUE}).")
-    String framing;
+    Encapsulation framing;
 
     @Option(names = "--discriminator", defaultValue = "demo", paramLabel = "<route>",
             description = "Called discriminator, the gateway's route (default: ${DEFAULT-VALUE}).")
@@ -43,16 +46,11 @@ public final class PingCommand implements Callable<Integer> {
             description = "Seconds between pings (default: ${DEFAULT-VALUE}).")
     double interval;
 
-    @Option(names = "--reliability", defaultValue = "rd", paramLabel = "<ud|rd|rr>",
-            description = "ud, rd or rr (default: ${DEFAULT-VALUE}).")
-    String reliability;
+    @Mixin
+    ViConnectOptions connect;
 
     @Option(names = "--flow-control", description = "Ask for descriptor flow control.")
     boolean flowControl;
-
-    @Option(names = "--key", paramLabel = "<key>",
-            description = "HMAC-SHA256 connect key, at least 16 bytes: text, hex:... or base64:....")
-    String key;
 
     @Option(names = "--timeout", defaultValue = "10", paramLabel = "<seconds>",
             description = "Connect and echo timeout in seconds (default: ${DEFAULT-VALUE}).")
@@ -65,11 +63,9 @@ public final class PingCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ViClientOptions o;
         try {
-            Encapsulation e = Encapsulation.ofLabel(framing);
-            String remote = gateway != null ? gateway : "127.0.0.1:" + e.defaultPort();
-            o = new ViClientOptions(ViClientOptions.parseHostPort(remote), discriminator,
-                    ViClientOptions.parseReliability(reliability), flowControl, CommandLines.key(spec, key), size, 4, 1,
-                    Duration.ofMillis((long) (timeout * 1000)), e);
+            InetSocketAddress remote = gateway != null ? gateway : new InetSocketAddress("127.0.0.1", framing.defaultPort());
+            o = new ViClientOptions(remote, discriminator, connect.reliability, flowControl, connect.key(), size, 4, 1,
+                    Duration.ofMillis((long) (timeout * 1000)), framing);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }

@@ -2,14 +2,15 @@ package io.vibridge.gateway.cli;
 
 import io.vertx.core.json.JsonObject;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -19,12 +20,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "stat", description = "Print the running gateway's InfiniBand device counters (rdma statistic-like).")
 final class StatCommand implements Callable<Integer> {
 
-    @Option(names = "--url", paramLabel = "<url>", defaultValue = "http://127.0.0.1:9464", converter = AdminUrl.class,
-            description = "The gateway's admin endpoint (default: ${DEFAULT-VALUE}).")
-    URI url;
-
-    @picocli.CommandLine.Mixin
-    AdminAuth auth;
+    @Mixin
+    AdminEndpoint admin;
 
     @Option(names = "--watch", paramLabel = "<seconds>",
             description = "Print again every this many seconds, until interrupted.")
@@ -36,14 +33,14 @@ final class StatCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         if (watch != null && watch < 1) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+            throw new ParameterException(spec.commandLine(),
                     "--watch must be at least 1 second, got " + watch);
         }
         PrintWriter out = spec.commandLine().getOut();
         while (true) {
             JsonObject stat;
             try {
-                stat = new JsonObject(AdminClient.get(url, "/stat", auth.token()));
+                stat = new JsonObject(admin.get("/stat"));
             } catch (AdminClient.Unreachable e) {
                 return AdminClient.report(spec, e);
             }

@@ -7,9 +7,11 @@ import io.vibridge.gateway.demo.TargetService;
 import io.vibridge.gateway.server.StartupError;
 import io.vibridge.gateway.tools.Sizes;
 import io.vibridge.verbs.VerbsException;
+import io.vibridge.vitcp.cli.OptionConverter;
 import java.net.InetAddress;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -39,15 +41,15 @@ public final class TargetCommand implements Callable<Integer> {
             description = "Emulated TCP port P the Service IDs derive from (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--service-id", split = ",", paramLabel = "<scheme>",
+    @Option(names = "--service-id", split = ",", paramLabel = "<scheme>", converter = SchemeConverter.class,
             description = "Service ID schemes to listen on: iwarp, sdp, rdma-cm (default: iwarp,sdp).")
-    List<String> serviceIds;
+    List<ServiceIdScheme> serviceIds;
 
-    @Option(names = "--mode", defaultValue = "echo", paramLabel = "<mode>",
+    @Option(names = "--mode", defaultValue = "echo", paramLabel = "<mode>", converter = ModeConverter.class,
             description = "echo (Sends; an RDMA Write with immediate is not answered), sink, source, or "
                     + "echo-ack-writes (echo, and each RDMA Write with immediate answered by an empty Send with its "
                     + "immediate) (default: ${DEFAULT-VALUE}).")
-    String mode;
+    TargetMode mode;
 
     @Option(names = "--receive-buffers", defaultValue = "64", paramLabel = "<n>",
             description = "Receives posted per connection (default: ${DEFAULT-VALUE}).")
@@ -114,29 +116,21 @@ public final class TargetCommand implements Callable<Integer> {
     }
 
     TargetConfig config() {
-        EnumSet<ServiceIdScheme> schemes = EnumSet.noneOf(ServiceIdScheme.class);
-        if (serviceIds == null || serviceIds.isEmpty()) {
-            schemes.add(ServiceIdScheme.IWARP);
-            schemes.add(ServiceIdScheme.SDP);
-        } else {
-            for (String s : serviceIds) {
-                schemes.add(ServiceIdScheme.fromConfigName(s));
-            }
-        }
-        TargetMode m = TargetMode.fromCliName(mode);
+        EnumSet<ServiceIdScheme> schemes = serviceIds == null || serviceIds.isEmpty()
+                ? EnumSet.of(ServiceIdScheme.IWARP, ServiceIdScheme.SDP) : EnumSet.copyOf(serviceIds);
         InetAddress ip;
         try {
             ip = InetAddress.ofLiteral(address);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--address must be an IP literal, got '" + address + "'");
         }
-        return new TargetConfig(ip, udpPort, provider, port, schemes, m, receiveBuffers, receiveSize,
+        return new TargetConfig(ip, udpPort, provider, port, schemes, mode, receiveBuffers, receiveSize,
                 Math.max(receiveSize, maxReceiveSize), regionSize, sourceSize, sourceDepth, maxConnections,
                 parseLong(memoryBudget));
     }
 
     private static long parseLong(String text) {
-        String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+        String t = text.trim().toLowerCase(Locale.ROOT);
         if (t.endsWith("gib") || t.endsWith("g")) {
             try {
                 return Long.parseLong(t.replaceAll("[a-z]", "").trim()) << 30;
@@ -145,5 +139,17 @@ public final class TargetCommand implements Callable<Integer> {
             }
         }
         return Sizes.parse(text);
+    }
+
+    static final class SchemeConverter extends OptionConverter<ServiceIdScheme> {
+        SchemeConverter() {
+            super(ServiceIdScheme::fromConfigName);
+        }
+    }
+
+    static final class ModeConverter extends OptionConverter<TargetMode> {
+        ModeConverter() {
+            super(TargetMode::fromCliName);
+        }
     }
 }

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.regex.Pattern;
 
 /**
- * The admin endpoint's bearer token (issue 29): {@code admin.token} (ENV {@code VIBRIDGE_ADMIN_TOKEN}) or the
+ * The admin endpoint's bearer token: {@code admin.token} (ENV {@code VIBRIDGE_ADMIN_TOKEN}) or the
  * first line of {@code admin.token-file} (ENV {@code VIBRIDGE_ADMIN_TOKEN_FILE}, e.g. a mounted Kubernetes Secret),
  * not both. A token is RFC 6750 §2.1 b64token characters, at least 16 of them.
  */

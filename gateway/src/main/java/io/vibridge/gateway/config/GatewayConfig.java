@@ -7,6 +7,7 @@ import com.typesafe.config.ConfigValue;
 import io.vibridge.cm.route.Discriminator;
 import io.vibridge.cm.route.Route;
 import io.vibridge.cm.route.RouteConfigException;
+import io.vibridge.cm.route.RouteParameters;
 import io.vibridge.cm.route.Routes;
 import io.vibridge.cm.hello.FlowControlHeader;
 import io.vibridge.verbs.DeviceConfig;
@@ -14,13 +15,18 @@ import io.vibridge.verbs.Verbs;
 import io.vibridge.vitcp.engine.LocalEndpoint;
 import io.vibridge.vitcp.security.ConnectKeys;
 import io.vibridge.vitcp.security.ConnectSigner;
+import java.io.File;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The gateway's validated configuration: everything under {@code vibridge.gateway} (reference.conf
@@ -130,12 +136,12 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
      * {@code match}) unless a client-address rule picks another; CRC32C when asked or always; the largest
      * FPDU emitted; how long a client may take to send its MPA Request.
      */
-    public record Iwarp(String host, java.util.List<IwarpListener> listeners, boolean crcRequired, int maxFpdu,
+    public record Iwarp(String host, List<IwarpListener> listeners, boolean crcRequired, int maxFpdu,
             Duration requestTimeout) {
     }
 
     /** One iWARP port: its default route and the client-address rules tried first. */
-    public record IwarpListener(int port, Route route, java.util.List<ClientRule> clients) {
+    public record IwarpListener(int port, Route route, List<ClientRule> clients) {
         /** The route for a client at {@code address}: the first rule whose prefix holds it, else the port's. */
         public Route routeFor(InetAddress address) {
             for (ClientRule r : clients) {
@@ -227,7 +233,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
     }
 
     /** Loads with {@code file} as the application configuration (over reference.conf, under -D). */
-    public static GatewayConfig load(java.io.File file) {
+    public static GatewayConfig load(File file) {
         ConfigFactory.invalidateCaches();
         if (!file.isFile()) {
             throw ConfigError.unreadable("configuration file not found: " + file);
@@ -247,15 +253,15 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
     /**
      * A file without the {@code vibridge.gateway} block (an empty file, or keys written without the prefix)
      * would leave every default in place, the demo route included, and pass {@code --check}: an error naming
-     * the root key the gateway reads (issue 29).
+     * the root key the gateway reads.
      */
-    private static void requireRoot(Config app, java.io.File file) {
+    private static void requireRoot(Config app, File file) {
         if (app.hasPathOrNull(ROOT)) {
             return;
         }
-        java.util.Set<String> top = app.root().keySet();
+        Set<String> top = app.root().keySet();
         throw ConfigError.unreadable("configuration file " + file + ": no " + ROOT + " block ("
-                + (top.isEmpty() ? "the file is empty" : "top-level keys " + String.join(", ", new java.util.TreeSet<>(top)))
+                + (top.isEmpty() ? "the file is empty" : "top-level keys " + String.join(", ", new TreeSet<>(top)))
                 + "); the gateway reads every key under " + ROOT + " { ... }, e.g. " + ROOT + ".listen.port = 7470");
     }
 
@@ -347,7 +353,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
 
     /**
      * {@code limits.max-connections-per-client = auto}: an eighth of {@code max-connections} (125 of 1000), at least 1,
-     * so that one client address cannot take the gateway's (or its targets') whole budget (issue 29). A gateway whose
+     * so that one client address cannot take the gateway's (or its targets') whole budget. A gateway whose
      * clients share one address (one big client, or many behind NAT) sets the limit itself.
      */
     public static int perClientShare(int maxConnections) {
@@ -396,7 +402,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         }
     }
 
-    private void checkParameters(String key, io.vibridge.cm.route.RouteParameters p) {
+    private void checkParameters(String key, RouteParameters p) {
         if (p.receiveSize() > staging.slotSize()) {
             throw new ConfigError(key + ".receive-size", p.receiveSize() + " does not fit a staging slot of "
                     + staging.slotSize() + " bytes (staging.slot-size)");
@@ -433,7 +439,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                 routeKeys.put(d, decodeKey(k, s));
             }
         }
-        // issue 29: the replay memory is per process; the window bounds replays after a restart and across
+        // the replay memory is per process; the window bounds replays after a restart and across
         // replicas, the per-client share keeps one client from filling the memory for the others
         Duration window = c.hasPath("security.clock-window") ? positive(c, "security.clock-window")
                 : Duration.ofMillis(ConnectSigner.CLOCK_WINDOW_MILLIS);
@@ -458,7 +464,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
     }
 
     private static Transport transport(Config c) {
-        String t = string(c, "transport").trim().toLowerCase(java.util.Locale.ROOT);
+        String t = string(c, "transport").trim().toLowerCase(Locale.ROOT);
         return switch (t) {
             case "auto" -> Transport.AUTO;
             case "epoll" -> Transport.EPOLL;
@@ -468,7 +474,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
     }
 
     private static Infiniband infiniband(Config c) {
-        String provider = string(c, "infiniband.provider").toLowerCase(java.util.Locale.ROOT);
+        String provider = string(c, "infiniband.provider").toLowerCase(Locale.ROOT);
         List<String> providers = Verbs.names();
         if (!provider.equals("auto") && !providers.contains(provider)) {
             throw new ConfigError("infiniband.provider", "must be auto or a verbs provider ("
@@ -487,12 +493,12 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
         }
         String faults = c.hasPath("infiniband.faults") ? c.getString("infiniband.faults") : "";
         String offload = c.hasPath("infiniband.udp-offload")
-                ? c.getString("infiniband.udp-offload").trim().toLowerCase(java.util.Locale.ROOT) : "auto";
+                ? c.getString("infiniband.udp-offload").trim().toLowerCase(Locale.ROOT) : "auto";
         if (!Set.of("auto", "on", "off").contains(offload)) {
             throw new ConfigError("infiniband.udp-offload", "must be auto, on or off, got " + offload);
         }
         String idle = c.hasPath("infiniband.idle")
-                ? c.getString("infiniband.idle").trim().toLowerCase(java.util.Locale.ROOT) : "block";
+                ? c.getString("infiniband.idle").trim().toLowerCase(Locale.ROOT) : "block";
         if (!Set.of("block", "spin", "backoff").contains(idle)) {
             throw new ConfigError("infiniband.idle", "must be block, spin or backoff, got " + idle);
         }
@@ -502,7 +508,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                 : Duration.ofMillis(1);
         Duration maxRnr = c.hasPath("infiniband.max-rnr-wait") ? nonNegative(c, "infiniband.max-rnr-wait")
                 : Duration.ofMillis(100);
-        for (var e : java.util.Map.of("infiniband.min-rnr-wait", minRnr, "infiniband.max-rnr-wait", maxRnr).entrySet()) {
+        for (var e : Map.of("infiniband.min-rnr-wait", minRnr, "infiniband.max-rnr-wait", maxRnr).entrySet()) {
             if (e.getValue().compareTo(Duration.ofSeconds(60)) > 0) {
                 throw new ConfigError(e.getKey(), "must be at most 60s, got " + e.getValue().toMillis() + "ms");
             }
@@ -524,7 +530,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
 
     /** {@code infiniband.cut-through}: auto (where the provider can answer remote access itself) or off. */
     private static boolean cutThrough(Config c) {
-        String v = string(c, "infiniband.cut-through").toLowerCase(java.util.Locale.ROOT);
+        String v = string(c, "infiniband.cut-through").toLowerCase(Locale.ROOT);
         return switch (v) {
             case "auto" -> true;
             case "off" -> false;
@@ -534,12 +540,12 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
 
     private static Iwarp iwarp(Config c, Listen listen, Routes routes) {
         String host = c.getString("iwarp.host").isBlank() ? listen.host() : c.getString("iwarp.host");
-        String crc = c.getString("iwarp.crc").trim().toLowerCase(java.util.Locale.ROOT);
+        String crc = c.getString("iwarp.crc").trim().toLowerCase(Locale.ROOT);
         if (!Set.of("when-asked", "required").contains(crc)) {
             throw new ConfigError("iwarp.crc", "must be when-asked or required, got " + crc);
         }
-        java.util.List<IwarpListener> listeners = new java.util.ArrayList<>();
-        Set<Integer> ports = new java.util.HashSet<>();
+        List<IwarpListener> listeners = new ArrayList<>();
+        Set<Integer> ports = new HashSet<>();
         var list = c.getConfigList("iwarp.listeners");
         for (int i = 0; i < list.size(); i++) {
             String k = "iwarp.listeners[" + i + "]";
@@ -553,7 +559,7 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
             if (port != 0 && (!ports.add(port) || port == listen.port() || port == listen.rdmaTcpPort())) {
                 throw new ConfigError(k + ".port", "port " + port + " is already taken by another listener");
             }
-            java.util.List<ClientRule> rules = new java.util.ArrayList<>();
+            List<ClientRule> rules = new ArrayList<>();
             if (l.hasPath("clients")) {
                 var cl = l.getConfigList("clients");
                 for (int j = 0; j < cl.size(); j++) {
@@ -562,9 +568,9 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                 }
             }
             listeners.add(new IwarpListener(port, routeNamed(k + ".route", string(l, "route"), routes),
-                    java.util.List.copyOf(rules)));
+                    List.copyOf(rules)));
         }
-        return new Iwarp(host, java.util.List.copyOf(listeners), crc.equals("required"),
+        return new Iwarp(host, List.copyOf(listeners), crc.equals("required"),
                 intIn(c, "iwarp.max-fpdu", 64, 65535, true), positive(c, "iwarp.request-timeout"));
     }
 

@@ -1,6 +1,7 @@
 package io.vibridge.gateway.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -73,7 +75,7 @@ public final class GatewayMetrics {
             if (c != FrameCheck.OK) {
                 frameErrors.put(c, Counter.builder("vibridge.rdmatcp.frame.errors")
                         .description("Connections ended by a seed-004 frame that failed a check (VITCP-PROFILE §8), by check")
-                        .tag("check", c.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'))
+                        .tag("check", c.name().toLowerCase(Locale.ROOT).replace('_', '-'))
                         .register(registry));
             }
         }
@@ -283,14 +285,14 @@ public final class GatewayMetrics {
     /** A monotonically increasing provider counter, exported as a Prometheus counter. */
     public <T> void functionCounter(String name, String description, T source, ToDoubleFunction<T> value,
                                     String... tags) {
-        io.micrometer.core.instrument.FunctionCounter.builder(name, source, value)
+        FunctionCounter.builder(name, source, value)
                 .description(description).tags(tags).register(registry);
     }
 
     /** As {@link #functionCounter(String, String, Object, ToDoubleFunction, String...)} with a base unit (e.g. seconds). */
     public <T> void functionCounter(String name, String description, String baseUnit, T source,
                                     ToDoubleFunction<T> value) {
-        io.micrometer.core.instrument.FunctionCounter.builder(name, source, value)
+        FunctionCounter.builder(name, source, value)
                 .description(description).baseUnit(baseUnit).register(registry);
     }
 }

@@ -1,7 +1,7 @@
 package io.vibridge.gateway.metrics;
 
 /**
- * Which of the gateway's own limits refused a connection (issue 29): the {@code limit} tag of
+ * Which of the gateway's own limits refused a connection: the {@code limit} tag of
  * {@code vibridge_connections_limited_total}, beside {@code vibridge_connections_rejected_total{reason="limit"}}.
  * A target that refuses for its own budget is not one of these: that is {@code reason="target_rejected"} (IS 13).
  */

@@ -3,6 +3,7 @@ package io.vibridge.gateway.server;
 import io.vertx.core.Vertx;
 import io.vertx.core.transport.Transport;
 import io.vibridge.gateway.config.GatewayConfig;
+import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +26,7 @@ final class EventLoops {
             log.info("event loops on Java NIO (native epoll unavailable: {})", Transport.EPOLL.unavailabilityCause());
         } else {
             log.info("event loops on {} (transport = {})", t == Transport.NIO ? "Java NIO" : "Netty native epoll",
-                    wanted.name().toLowerCase(java.util.Locale.ROOT));
+                    wanted.name().toLowerCase(Locale.ROOT));
         }
         return vertx;
     }

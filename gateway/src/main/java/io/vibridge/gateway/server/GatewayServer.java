@@ -3,6 +3,8 @@ package io.vibridge.gateway.server;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.ContextInternal;
@@ -46,6 +48,8 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
@@ -72,7 +76,7 @@ public final class GatewayServer implements AutoCloseable {
     /** The VI/TCP routes' Security Type 1 keys and their replay memory (VITCP-PROFILE §5). */
     private final RouteKeys routeKeys;
     private final ConnectRateLimiter rate;
-    /** The bound on connections in setup, for every listener (issue 29). */
+    /** The bound on connections in setup, for every listener. */
     private final Admission admission;
     private final boolean ownsVertx;
     /** One listener per event loop and encapsulation (Vert.x shares a port among them, round robin per accepted socket). */
@@ -323,7 +327,7 @@ public final class GatewayServer implements AutoCloseable {
     /**
      * One INFO line per period with connection activity (the per-connection lines are DEBUG), and one line for
      * connection setup when connections were refused at accept (WARN) or ended in setup without an answer: a
-     * connect flood logs a line per period, not one per connection (issue 29).
+     * connect flood logs a line per period, not one per connection.
      */
     private void summary() {
         Admission.Summary setup = admission.summary();
@@ -345,8 +349,8 @@ public final class GatewayServer implements AutoCloseable {
         }
     }
 
-    private static final java.util.concurrent.atomic.AtomicInteger RANDOM_PORT_KEYS =
-            new java.util.concurrent.atomic.AtomicInteger();
+    private static final AtomicInteger RANDOM_PORT_KEYS =
+            new AtomicInteger();
 
     private static final int LISTENERS = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), 8));
 
@@ -355,7 +359,7 @@ public final class GatewayServer implements AutoCloseable {
      * failure is a {@link StartupError} naming {@code what}, the address and {@code port} (as configured) and
      * the configuration {@code key}.
      */
-    private int listenOn(NetServerOptions o, io.vertx.core.Handler<NetSocket> onSocket, String what, int port,
+    private int listenOn(NetServerOptions o, Handler<NetSocket> onSocket, String what, int port,
             String key) {
         ContextInternal ctx = ((VertxInternal) vertx).createEventLoopContext();
         Promise<NetServer> bound = Promise.promise();
@@ -370,10 +374,10 @@ public final class GatewayServer implements AutoCloseable {
         return awaitBound(bound.future(), what, o.getHost(), port, key).actualPort();
     }
 
-    private static <T> T awaitBound(io.vertx.core.Future<T> f, String what, String host, int port, String key) {
+    private static <T> T awaitBound(Future<T> f, String what, String host, int port, String key) {
         try {
             return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             throw new StartupError("cannot listen for " + what + " on " + host + ":" + port + " (" + key + "): "
                     + (cause.getMessage() != null ? cause.getMessage() : cause.toString()), cause);
@@ -383,7 +387,7 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     /** Waits (bounded) for a close of Vert.x or a server. */
-    private static <T> T await(io.vertx.core.Future<T> f) {
+    private static <T> T await(Future<T> f) {
         try {
             return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {

@@ -8,6 +8,7 @@ import io.vibridge.iwarp.wire.IwarpProtocolException;
 import io.vibridge.iwarp.wire.RdmapOpcode;
 import io.vibridge.iwarp.wire.ReadRequest;
 import io.vibridge.iwarp.wire.Terminate;
+import io.vibridge.iwarp.wire.TerminateCode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -210,7 +211,7 @@ public final class IwarpClient implements AutoCloseable {
         public boolean write(DdpSegment s) {
             ByteBuffer m = memory.get(s.stag());
             if (m == null) {
-                throw new IwarpProtocolException(io.vibridge.iwarp.wire.TerminateCode.DDP_TAGGED_INVALID_STAG,
+                throw new IwarpProtocolException(TerminateCode.DDP_TAGGED_INVALID_STAG,
                         "STag", 0, "unknown STag " + s.stag());
             }
             m.put((int) s.taggedOffset(), s.buffer(), s.payloadOffset(), s.payloadLength());

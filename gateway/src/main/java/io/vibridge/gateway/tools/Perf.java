@@ -1,5 +1,6 @@
 package io.vibridge.gateway.tools;
 
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vibridge.gateway.demo.control.Control;
 import io.vibridge.gateway.demo.control.TargetMode;
@@ -717,8 +718,8 @@ public final class Perf {
     }
 
     /** {@link #printComparison}'s rows for {@code --json}: the headline figures (Send: the round trip) and ratios. */
-    public static io.vertx.core.json.JsonArray comparisonJson(List<Result> gateway, List<Result> baseline) {
-        io.vertx.core.json.JsonArray a = new io.vertx.core.json.JsonArray();
+    public static JsonArray comparisonJson(List<Result> gateway, List<Result> baseline) {
+        JsonArray a = new JsonArray();
         for (Result g : gateway) {
             Result b = counterpart(g, baseline);
             a.add(new JsonObject().put("test", g.test().key()).put("bytes", g.bytes())

@@ -3,6 +3,7 @@ package io.vibridge.gateway.tools;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.ViException;
 import io.vibridge.vitcp.wire.IsCode;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -117,7 +118,7 @@ public final class Ping {
                         max / 1e6, mdev / 1e6);
             }
             return received == count && mismatched == 0 ? OK : MISMATCH_OR_LOSS;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             err.println("ping: " + e);
             return CONNECT_FAILED;
         }

@@ -3,6 +3,7 @@ package io.vibridge.gateway.tools;
 import io.vibridge.gateway.demo.control.TargetMode;
 import io.vibridge.gateway.demo.control.Control;
 import io.vibridge.vitcp.engine.Negotiated;
+import io.vibridge.vitcp.engine.Status;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.MemoryAttributes;
 import io.vibridge.vitcp.provider.MemoryRegion;
@@ -73,7 +74,7 @@ public final class ViClient implements AutoCloseable {
     /** Opens an active-only NIC, registers memory, creates the VI and posts the receives (not connected yet). */
     public static ViClient open(ViClientOptions o) throws IOException {
         // platform threads: a tool holds a few connections, and a virtual reader waits for each read through the
-        // JDK's poller thread and a carrier (two hand-offs); on 2 cores that cost the gateway's Send stream 7%
+        // JDK's poller thread and a carrier (two hand-offs), which costs the gateway's Send stream bandwidth
         // (README-bridge, "Where the time goes")
         NicConfig nc = NicConfig.loopback().withListen(null).withName("vibridge-tool").withKey(o.key())
                 .withPlatformThreads(true);
@@ -118,7 +119,7 @@ public final class ViClient implements AutoCloseable {
         recvCount++;
         if (d.isError()) {
             throw new ViException(ViException.Code.DESCRIPTOR_ERROR, "receive failed: "
-                    + io.vibridge.vitcp.engine.Status.describe(d.status()));
+                    + Status.describe(d.status()));
         }
         return d;
     }
@@ -132,7 +133,7 @@ public final class ViClient implements AutoCloseable {
         Descriptor d = vi.sendWait(timeout);
         if (d.isError()) {
             throw new ViException(ViException.Code.DESCRIPTOR_ERROR, "send failed: "
-                    + io.vibridge.vitcp.engine.Status.describe(d.status()));
+                    + Status.describe(d.status()));
         }
         return d;
     }
@@ -199,7 +200,7 @@ public final class ViClient implements AutoCloseable {
         return r;
     }
 
-    public void setMode(io.vibridge.gateway.demo.control.TargetMode mode) throws InterruptedException {
+    public void setMode(TargetMode mode) throws InterruptedException {
         controlOk(Control.SET_MODE, ByteBuffer.allocate(1).put(0, (byte) mode.code()));
     }
 

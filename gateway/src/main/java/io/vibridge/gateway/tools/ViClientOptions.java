@@ -63,16 +63,6 @@ public record ViClientOptions(InetSocketAddress remote, String discriminator, Re
         return new InetSocketAddress(host, port);
     }
 
-    /** {@code ud}, {@code rd} or {@code rr}. */
-    public static ReliabilityLevel parseReliability(String text) {
-        return switch (text.toLowerCase(java.util.Locale.ROOT)) {
-            case "ud", "unreliable" -> ReliabilityLevel.UNRELIABLE_DELIVERY;
-            case "rd", "reliable-delivery" -> ReliabilityLevel.RELIABLE_DELIVERY;
-            case "rr", "reliable-reception" -> ReliabilityLevel.RELIABLE_RECEPTION;
-            default -> throw new IllegalArgumentException("reliability must be ud, rd or rr, got '" + text + "'");
-        };
-    }
-
     public static String shortName(ReliabilityLevel level) {
         return switch (level) {
             case UNRELIABLE_DELIVERY -> "UD";

@@ -23,6 +23,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -258,7 +259,7 @@ public final class VitcpPeer implements AutoCloseable {
             }
             Descriptor d = vi.recvDone();
             if (d == null) {
-                java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+                LockSupport.parkNanos(20_000);
             }
             return d;
         }

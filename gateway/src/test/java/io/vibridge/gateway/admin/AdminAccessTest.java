@@ -16,6 +16,7 @@ import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 29, 2: the admin endpoint is loopback by default, takes an optional bearer token for everything but
+ * The admin endpoint is loopback by default, takes an optional bearer token for everything but
  * /health and /ready, closes idle connections and holds a bounded number of them.
  */
 class AdminAccessTest {
@@ -142,12 +143,12 @@ class AdminAccessTest {
     @Test
     void connectionsBeyondTheCapAreClosedAtOnce() throws Exception {
         int port = start(new AdminServer.Options(null, Duration.ofSeconds(60), 2));
-        // a and b say nothing (the issue's attack: idle connections up to the fd limit); accepted first, they fill the cap
+        // a and b say nothing (the attack: idle connections up to the fd limit); accepted first, they fill the cap
         try (Socket a = new Socket("127.0.0.1", port); Socket b = new Socket("127.0.0.1", port)) {
             try (Socket c = new Socket("127.0.0.1", port)) {
                 c.getOutputStream().write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                 assertThat(untilClosed(c)).as("no answer beyond the cap").isEmpty();
-            } catch (java.net.SocketException reset) {
+            } catch (SocketException reset) {
                 // closed before the request was written: as good
             }
             a.close();
@@ -157,7 +158,7 @@ class AdminAccessTest {
             while (!answer.startsWith("HTTP/1.1 200") && System.nanoTime() < end) {
                 try (Socket d = new Socket("127.0.0.1", port)) {
                     answer = oneRequest(d);
-                } catch (java.net.SocketException closed) {
+                } catch (SocketException closed) {
                     answer = "";
                 }
             }

@@ -65,6 +65,20 @@ class CommandLineTest {
     }
 
     @Test
+    void anEnumLikeValueOutsideItsSetIsAnOptionErrorNamingTheSet() {
+        CliRun.of("ping", "--reliability", "sometimes")
+                .assertUserError("ping", "Invalid value for option '--reliability'", "ud, rd or rr", "'sometimes'");
+        CliRun.of("ping", "--framing", "tcp").assertUserError("ping", "'--framing'", "vitcp or rdmatcp");
+        CliRun.of("ping", "--gateway", "nohostport").assertUserError("ping", "'--gateway'", "expected host:port");
+        CliRun.of("perf", "--op", "atomic")
+                .assertUserError("perf", "'--op'", "must be send, write, read or recv, got 'atomic'");
+        CliRun.of("perf", "--test", "nope").assertUserError("perf", "'--test'", "must be lat, bw, connect or all");
+        CliRun.of("perf", "--framing", "roce").assertUserError("perf", "'--framing'", "vitcp, rdmatcp or iwarp");
+        CliRun.of("target", "--service-id", "iwarp,foo")
+                .assertUserError("target", "'--service-id'", "unknown service-id scheme \"foo\"");
+    }
+
+    @Test
     void aKeyShorterThan16BytesIsAnOptionError() {
         CliRun.of("ping", "--key", "short").assertUserError("ping", "--key", "at least 16 bytes, got 5");
         CliRun.of("perf", "--key", "hex:0011").assertUserError("perf", "--key", "at least 16 bytes, got 2");

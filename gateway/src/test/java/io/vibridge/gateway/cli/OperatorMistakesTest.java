@@ -12,7 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Issue 29, 6: an operator's mistake is one line on stderr and exit 2, never a stack trace, and a
+ * An operator's mistake is one line on stderr and exit 2, never a stack trace, and a
  * configuration that would silently run the built-in defaults is an error.
  */
 class OperatorMistakesTest {

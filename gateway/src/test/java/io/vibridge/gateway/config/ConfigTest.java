@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.typesafe.config.ConfigFactory;
+import io.vibridge.vitcp.security.ConnectSigner;
 import java.net.InetAddress;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -42,7 +43,7 @@ class ConfigTest {
         assertThat(c.infiniband().idle()).as("polling mode is opt-in").isEqualTo("block");
         assertThat(c.infiniband().minRnrWait()).isEqualTo(Duration.ofMillis(1));
         assertThat(c.infiniband().maxRnrWait()).isEqualTo(Duration.ofMillis(100));
-        assertThat(c.security().replay()).isEqualTo(io.vibridge.vitcp.security.ConnectSigner.Policy.DEFAULT);
+        assertThat(c.security().replay()).isEqualTo(ConnectSigner.Policy.DEFAULT);
         assertThat(c.transport()).isEqualTo(GatewayConfig.Transport.AUTO);
         // staging.max-slots = auto: the default staging pool admits the default connection limit when the JVM has
         // the direct memory for it (grows on demand up to max-slots); StagingSizeTest has the other cases

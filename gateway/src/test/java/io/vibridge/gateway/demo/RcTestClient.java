@@ -26,6 +26,7 @@ import io.vibridge.verbs.WorkCompletion;
 import io.vibridge.verbs.WrOpcode;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -57,7 +58,7 @@ final class RcTestClient implements AutoCloseable {
     private final WorkCompletion[] wc = {new WorkCompletion()};
     private final SendWorkRequest swr = new SendWorkRequest();
     private int nextReq = 1;
-    private final java.util.ArrayDeque<Received> pending = new java.util.ArrayDeque<>();
+    private final ArrayDeque<Received> pending = new ArrayDeque<>();
 
     record Received(byte[] payload, boolean hasImm, int imm, WcOpcode opcode) {
     }

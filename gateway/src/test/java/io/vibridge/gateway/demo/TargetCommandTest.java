@@ -26,7 +26,7 @@ class TargetCommandTest {
 
     @Test
     void badOptions_exitCode2_withTheReason() {
-        assertThat(run(2, "--address", "127.0.0.59", "--mode", "bogus")).contains("--mode must be echo, sink, source or echo-ack-writes, got 'bogus'");
+        assertThat(run(2, "--address", "127.0.0.59", "--mode", "bogus")).contains("'--mode': must be echo, sink, source or echo-ack-writes, got 'bogus'");
         assertThat(run(2, "--address", "127.0.0.59", "--receive-buffers", "2")).contains("receive-buffers must be 3..65535");
         assertThat(run(2, "--address", "127.0.0.59", "--service-id", "foo")).contains("unknown service-id scheme \"foo\"");
         assertThat(run(2, "--address", "127.0.0.59", "--region-size", "12x")).contains("not a size: '12x'");

@@ -1,5 +1,10 @@
 package io.vibridge.gateway.demo;
 
+import com.sun.management.ThreadMXBean;
+import io.vibridge.cm.cma.CmaHeader;
+import io.vibridge.cm.hello.FlowControlHeader;
+import io.vibridge.cm.hello.FlowCredits;
+import io.vibridge.cm.hello.Hello;
 import io.vibridge.gateway.demo.control.TargetMode;
 import io.vibridge.gateway.demo.control.Control;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,9 +13,13 @@ import io.vibridge.cm.hello.FlowControl;
 import io.vibridge.cm.serviceid.ServiceId;
 import io.vibridge.cm.serviceid.ServiceIdScheme;
 import io.vibridge.verbs.CmEvent;
+import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.verbs.WrOpcode;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
@@ -86,7 +95,7 @@ class TargetServiceTest {
     }
 
     /**
-     * Issue 12: the default echo answers Sends only. An RDMA WRITE WITH IMMEDIATE consumes a target receive
+     * The default echo answers Sends only. An RDMA WRITE WITH IMMEDIATE consumes a target receive
      * (and with FlowC 0 an mseq) and is not answered; the target reposts that receive, so the Send after it
      * (more rounds than either side has receives) is still echoed, and its echo is the next thing the
      * client receives.
@@ -279,15 +288,15 @@ class TargetServiceTest {
              RcTestClient gap = connected(FlowControl.TRANSPORT)) {
             // a Send without the 16-byte header (MID 0x00 instead of 0xFF)
             bad.tx.buffer().put(0, new byte[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17});
-            bad.qp.postSend(new io.vibridge.verbs.SendWorkRequest().set(1, io.vibridge.verbs.WrOpcode.SEND, bad.tx, 0, 18));
+            bad.qp.postSend(new SendWorkRequest().set(1, WrOpcode.SEND, bad.tx, 0, 18));
             bad.awaitSend();
             // an mseq that skips one
-            io.vibridge.cm.hello.FlowCredits credits = gap.channel.credits();
+            FlowCredits credits = gap.channel.credits();
             int posted = gap.channel.postedReceives();
             credits.onSend(posted);
             int mseq = credits.onSend(posted);
-            io.vibridge.cm.hello.FlowControlHeader.write(gap.tx.buffer(), 0, 0, posted, 20, mseq, credits.mseqAck());
-            gap.qp.postSend(new io.vibridge.verbs.SendWorkRequest().set(1, io.vibridge.verbs.WrOpcode.SEND, gap.tx, 0, 20));
+            FlowControlHeader.write(gap.tx.buffer(), 0, 0, posted, 20, mseq, credits.mseqAck());
+            gap.qp.postSend(new SendWorkRequest().set(1, WrOpcode.SEND, gap.tx, 0, 20));
             gap.awaitSend();
             for (RcTestClient c : new RcTestClient[] {bad, gap}) {
                 CmEvent e = c.events.poll(20, TimeUnit.SECONDS);
@@ -303,7 +312,7 @@ class TargetServiceTest {
     @Test
     void badHello_getsConsumerReject28() throws Exception {
         try (RcTestClient c = new RcTestClient(clientDev, FlowControl.APPLICATION, 4, 4096)) {
-            byte[] hello = io.vibridge.cm.hello.Hello.of(4, FlowControl.APPLICATION, 4096, 4096, 1, clientDev.address(),
+            byte[] hello = Hello.of(4, FlowControl.APPLICATION, 4096, 4096, 1, clientDev.address(),
                     targetAddr).toBytes();
             hello[16] = 0x32; // MajVer 3
             CmEvent e = c.connect(targetAddr, iwarp, hello);
@@ -337,7 +346,7 @@ class TargetServiceTest {
     void rdmaCmServiceId_withCmaHeader_andLimits() throws Exception {
         InetAddress addr = InetAddress.getByName("127.0.0.43");
         try (TargetService t = TargetService.start(TargetConfig.defaults(addr).withProvider("soft").withPort(7000)
-                .withSchemes(java.util.Set.of(ServiceIdScheme.RDMA_CM)).withReceives(4, 4096).withRegionSize(65536)
+                .withSchemes(Set.of(ServiceIdScheme.RDMA_CM)).withReceives(4, 4096).withRegionSize(65536)
                 .withLimits(2, 1 << 20))) {
             long sid = ServiceId.valueOf(ServiceIdScheme.RDMA_CM, 7000);
             RcTestClient a = new RcTestClient(clientDev, FlowControl.APPLICATION, 4, 4096, 4096);
@@ -345,7 +354,7 @@ class TargetServiceTest {
             RcTestClient c = new RcTestClient(clientDev, FlowControl.APPLICATION, 4, 4096, 4096);
             RcTestClient bad = new RcTestClient(clientDev, FlowControl.APPLICATION, 4, 4096, 4096);
             try {
-                byte[] cma = new io.vibridge.cm.cma.CmaHeader(40001, clientDev.address(), addr).toPrivateData(new byte[0]);
+                byte[] cma = new CmaHeader(40001, clientDev.address(), addr).toPrivateData(new byte[0]);
                 assertThat(a.connect(addr, sid, cma)).isInstanceOf(CmEvent.Established.class);
                 assertThat(a.reply.actualReceiveSize()).isEqualTo(4096);
                 a.send(new byte[] {9, 8, 7}, true, 77);
@@ -353,7 +362,7 @@ class TargetServiceTest {
                 assertThat(r.payload()).containsExactly(9, 8, 7);
                 assertThat(r.imm()).isEqualTo(77);
                 // a Hello is not a CMA header (cma_version 0 but ip_version 0x2_): REJ 28
-                byte[] hello = io.vibridge.cm.hello.Hello.of(4, FlowControl.APPLICATION, 4096, 4096, 1,
+                byte[] hello = Hello.of(4, FlowControl.APPLICATION, 4096, 4096, 1,
                         clientDev.address(), addr).toBytes();
                 assertThat(bad.connect(addr, sid, hello)).isInstanceOfSatisfying(CmEvent.Rejected.class,
                         e -> assertThat(e.reason()).isEqualTo(28));
@@ -442,7 +451,7 @@ class TargetServiceTest {
     void echoPath_allocatesNothingPerMessage_onTheServiceLoop(FlowControl fc) throws Exception {
         Thread loop = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().equals("target-loop-" + TARGET_IP)).findFirst().orElseThrow();
-        var tmx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        var tmx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         try (RcTestClient c = connected(fc)) {
             byte[] p = pattern(64, 1);
             for (int i = 0; i < 6000; i++) {            // warm-up: until the JIT has compiled the send path (FFM calls allocate until then)

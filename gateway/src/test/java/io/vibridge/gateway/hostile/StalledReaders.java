@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * The stalled-reader load of issue 29 (finding 3): {@code n} VI/TCP clients connect to a route, push Sends
+ * A stalled-reader load: {@code n} VI/TCP clients connect to a route, push Sends
  * (16 KiB each) until TCP stops taking them, and never read what comes back. Each socket has a 4 KiB receive
  * buffer, so the echo backs up at once: the gateway has to stop posting receives towards the target and stop
  * reading the client. Run beside a {@code vibridge demo} and watch its CPU and RNR counters:

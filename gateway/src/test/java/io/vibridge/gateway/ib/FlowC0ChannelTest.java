@@ -2,7 +2,9 @@ package io.vibridge.gateway.ib;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.management.ThreadMXBean;
 import io.vibridge.cm.CmFormatException;
 import io.vibridge.cm.hello.FlowControlHeader;
 import io.vibridge.cm.hello.FlowCredits;
@@ -11,6 +13,7 @@ import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
 import io.vibridge.verbs.WrOpcode;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -274,10 +277,10 @@ class FlowC0ChannelTest {
 
     @Test
     void perMessagePathAllocatesNothing() {
-        java.lang.management.ThreadMXBean plain = java.lang.management.ManagementFactory.getThreadMXBean();
-        org.junit.jupiter.api.Assumptions.assumeTrue(plain instanceof com.sun.management.ThreadMXBean);
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) plain;
-        org.junit.jupiter.api.Assumptions.assumeTrue(mx.isThreadAllocatedMemorySupported()
+        var plain = ManagementFactory.getThreadMXBean();
+        assumeTrue(plain instanceof ThreadMXBean);
+        ThreadMXBean mx = (ThreadMXBean) plain;
+        assumeTrue(mx.isThreadAllocatedMemorySupported()
                 && mx.isThreadAllocatedMemoryEnabled());
         RecordingQueuePair peerQp = new RecordingQueuePair();
         qp.recording = false;

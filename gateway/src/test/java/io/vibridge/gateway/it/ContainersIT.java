@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.DoublePredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -43,7 +44,7 @@ import org.testcontainers.images.builder.Transferable;
 import org.testcontainers.utility.DockerImageName;
 
 /**
- * The real images on a user-defined Docker network (issue 6): the demo target and the gateway
+ * The real images on a user-defined Docker network: the demo target and the gateway
  * (vibridge/gateway:local, built by `mvn verify` before this runs) talking RoCEv2 over UDP 4791
  * between their containers, Prometheus (vibridge/prometheus:local) scraping the gateway every
  * second, and a VI/TCP client in this JVM connecting through the gateway's published port.
@@ -428,7 +429,7 @@ class ContainersIT {
         return sumOf(text, name, labels);
     }
 
-    static void awaitMetric(String name, java.util.function.DoublePredicate ok) throws InterruptedException {
+    static void awaitMetric(String name, DoublePredicate ok) throws InterruptedException {
         await(name + " as expected", () -> {
             try {
                 return ok.test(sample(metricsText(), name, Map.of()));

@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -161,14 +163,14 @@ class DeployFilesTest {
         Path rdma = DEPLOY.resolve("k8s/rdma");
         Map<String, Object> kustomization = yamlDocuments(rdma.resolve("kustomization.yaml")).getFirst();
         assertThat((List<String>) at(kustomization, "resources")).containsExactly("../");
-        Map<String, Object> base = new java.util.HashMap<>();
+        Map<String, Object> base = new HashMap<>();
         for (String f : List.of("deployment.yaml", "configmap.yaml")) {
             Map<String, Object> d = yamlDocuments(DEPLOY.resolve("k8s").resolve(f)).getFirst();
             base.put((String) d.get("kind"), d);
         }
         List<Map<String, Object>> patches = at(kustomization, "patches");
         assertThat(patches).hasSize(2);
-        Map<String, Map<String, Object>> patched = new java.util.HashMap<>();
+        Map<String, Map<String, Object>> patched = new HashMap<>();
         for (Map<String, Object> p : patches) {
             Map<String, Object> patch = yamlDocuments(rdma.resolve((String) p.get("path"))).getFirst();
             assertThat(base).containsKey((String) patch.get("kind"));
@@ -251,7 +253,7 @@ class DeployFilesTest {
     void dashboardTakesItsDatasourceAndTargetsFromVariables() throws IOException {
         String text = Files.readString(ContainersIT.DASHBOARD);
         JsonObject dashboard = new JsonObject(text);
-        Map<String, JsonObject> vars = new java.util.LinkedHashMap<>();
+        Map<String, JsonObject> vars = new LinkedHashMap<>();
         dashboard.getJsonObject("templating").getJsonArray("list")
                 .forEach(v -> vars.put(((JsonObject) v).getString("name"), (JsonObject) v));
         assertThat(vars.keySet()).containsExactly("datasource", "job", "namespace", "pod", "instance");

@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.MDC;
@@ -20,7 +21,7 @@ import org.slf4j.MDC;
 class LogFormatTest {
 
     /** Lines the shipped configuration writes for {@code log}, with {@code format} (null: the default). */
-    private static List<String> lines(String format, java.util.function.Consumer<LoggerContext> log) throws Exception {
+    private static List<String> lines(String format, Consumer<LoggerContext> log) throws Exception {
         LoggerContext context = new LoggerContext();
         context.setMDCAdapter(MDC.getMDCAdapter()); // the one ConnectionLogger writes to
         if (format != null) {

@@ -10,6 +10,7 @@ import io.vibridge.gateway.demo.TargetConfig;
 import io.vibridge.gateway.demo.TargetService;
 import io.vibridge.gateway.demo.control.Control;
 import io.vibridge.gateway.server.GatewayServer;
+import io.vibridge.verbs.Verbs;
 import io.vibridge.vitcp.provider.MemoryRegion;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.net.InetAddress;
@@ -93,7 +94,7 @@ class NoCutThroughTest {
                 shutdown-grace = 2s
                 routes = [ { match = "demo", target = "127.0.0.146", port = 5000, flowc = 1,
                              receive-size = 65552, receive-buffers = 8 } ] }""")),
-                dc -> new ForwardingDevice(io.vibridge.verbs.Verbs.open(dc), true));
+                dc -> new ForwardingDevice(Verbs.open(dc), true));
         try {
             ViClientOptions o = new ViClientOptions(new InetSocketAddress("127.0.0.1", silent.port()), "demo",
                     ReliabilityLevel.RELIABLE_RECEPTION, true, null, 65536, 8, 4, Duration.ofSeconds(30));

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -181,7 +182,7 @@ class PerfTest {
         assertThat(l.typical()).isEqualTo(2.5);                           // median of an even count: the middle two
         assertThat(l.avg()).isEqualTo(2.75);
         assertThat(l.stdev()).isCloseTo(Math.sqrt((1.75 * 1.75 + 0.75 * 0.75 + 0.25 * 0.25 + 2.25 * 2.25) / 4),
-                org.assertj.core.data.Offset.offset(1e-9));
+                Offset.offset(1e-9));
         assertThat(l.p99()).isEqualTo(5.0);
         assertThat(Latency.whole(new long[] {3000}).typicalRoundTrip()).isEqualTo(3.0);
     }

@@ -10,6 +10,7 @@ import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HexFormat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -118,7 +119,7 @@ class PingCommandTest {
                 assertThat(new CommandLine(new PingCommand()).execute("--gateway", gw, "-c", "1", "-i", "0", "--key",
                         "a-shared-secret-of-32-bytes-long")).isZero();
                 assertThat(new CommandLine(new PingCommand()).execute("--gateway", gw, "-c", "1", "-i", "0", "--key",
-                        "hex:" + java.util.HexFormat.of().formatHex(key))).isZero();
+                        "hex:" + HexFormat.of().formatHex(key))).isZero();
                 // a different key of a valid length: refused by the peer (Connect Reject IS 11), exit 2
                 assertThat(new CommandLine(new PingCommand()).execute("--gateway", gw, "-c", "1", "-i", "0", "--key",
                         "another-secret-of-32-bytes-long!")).isEqualTo(2);

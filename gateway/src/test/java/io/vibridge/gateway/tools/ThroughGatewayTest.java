@@ -22,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,7 +37,7 @@ class ThroughGatewayTest {
     static void start() throws Exception {
         target = TargetService.start(TargetConfig.defaults(InetAddress.ofLiteral("127.0.0.44")).withProvider("soft")
                 .withReceives(16, 65552).withRegionSize(4 << 20)
-                .withSchemes(java.util.Set.of(ServiceIdScheme.IWARP, ServiceIdScheme.SDP, ServiceIdScheme.RDMA_CM)));
+                .withSchemes(Set.of(ServiceIdScheme.IWARP, ServiceIdScheme.SDP, ServiceIdScheme.RDMA_CM)));
         String route = "{ match = \"demo%d\", target = \"127.0.0.44\", port = 5000, flowc = %d, "
                 + "receive-size = 65552, receive-buffers = 8 }";
         String hocon = "vibridge.gateway { listen { host = \"127.0.0.1\", port = 0, rdmatcp-port = 0 }\n"
@@ -132,7 +133,7 @@ class ThroughGatewayTest {
     }
 
     /**
-     * Default echo mode (issue 12): a WRITE WITH IMMEDIATE takes a target receive (and with FlowC 0 an mseq,
+     * Default echo mode: a WRITE WITH IMMEDIATE takes a target receive (and with FlowC 0 an mseq,
      * advertising nothing) and is not answered; the Send after it is echoed into the right receive.
      */
     @ParameterizedTest

@@ -54,7 +54,7 @@ class VitcpPeerTest {
                 4096, 4, 2, Duration.ofSeconds(20)));
     }
 
-    /** Issue 12: like the target, the default echo answers Sends only; a WRITE WITH IMMEDIATE is not answered. */
+    /** Like the target, the default echo answers Sends only; a WRITE WITH IMMEDIATE is not answered. */
     @Test
     void echo_doesNotAnswerAWriteWithImmediate() throws Exception {
         try (VitcpPeer peer = VitcpPeer.start(new InetSocketAddress("127.0.0.1", 0), "demo", TargetMode.ECHO, 8, 4096,

@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
 /**
  * RDMA Writes with immediate data into the peer's region (the demo target through the gateway, or
  * {@link VitcpPeer} directly), each followed by a Send, more of them than either side has receives,
- * so credits must keep cycling (issue 12).
+ * so credits must keep cycling.
  */
 final class WriteWithImmediateChecks {
     static final int ROUNDS = 20;

@@ -6,9 +6,11 @@ import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.QpConnection;
 import io.vibridge.verbs.VerbsDevice;
 import java.io.PrintStream;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
 /** What rc_pingpong's client and server share: the context, our address, the QP connection, the loop. */
@@ -74,7 +76,7 @@ abstract class PingpongPeer implements AutoCloseable {
         } catch (UnknownHostException e) {
             throw new InteropFailure("bad GID " + WireGid.ntop(gid), e);
         }
-        if (!(a instanceof java.net.Inet4Address)) {
+        if (!(a instanceof Inet4Address)) {
             throw new InteropFailure("the peer's GID " + WireGid.ntop(gid) + " is not an IPv4-mapped (RoCEv2 IPv4) "
                     + "GID: the soft device speaks IPv4 only (use the peer's IPv4 GID index with -g)");
         }
@@ -88,7 +90,7 @@ abstract class PingpongPeer implements AutoCloseable {
     }
 
     String details(PingpongLoop.Stats st, PingpongDest remote) {
-        return String.format(java.util.Locale.ROOT, "iters=%d size=%d mtu=%d received=%d sent=%d usec/iter=%.2f "
+        return String.format(Locale.ROOT, "iters=%d size=%d mtu=%d received=%d sent=%d usec/iter=%.2f "
                         + "peer=%s qpn=0x%06x", s.iters(), s.size(), ctx.qp.pathMtu(), st.received(), st.sent(),
                 st.nanos() / 1000.0 / s.iters(), WireGid.ntop(remote.gid()), remote.qpn());
     }

@@ -17,6 +17,8 @@ import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
 import java.io.PrintStream;
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -79,7 +81,7 @@ public final class RpingServer extends RpingPeer implements AutoCloseable {
     /** The provider's CM is the kernel's rdma_cm (rdma-core), which writes and checks the CMA header itself. */
     private final boolean kernelCm;
     private int iterations;
-    static final java.time.Duration LAST_DISCONNECT_WAIT = java.time.Duration.ofSeconds(5);
+    static final Duration LAST_DISCONNECT_WAIT = Duration.ofSeconds(5);
     private int validated;
 
     private RpingServer(VerbsDevice device, Settings s, RpingResources r, Deadline deadline, PrintStream out) {
@@ -318,7 +320,7 @@ public final class RpingServer extends RpingPeer implements AutoCloseable {
     /** Our {@code -V}: the READ must have fetched rping's text for this iteration. */
     private void checkPingData(int len) throws InteropFailure {
         byte[] want = RpingPattern.of(iterations, len);
-        int at = RpingPattern.firstMismatch(r.rdmaBuf.buffer(), 0, java.nio.ByteBuffer.wrap(want), 0, len);
+        int at = RpingPattern.firstMismatch(r.rdmaBuf.buffer(), 0, ByteBuffer.wrap(want), 0, len);
         if (at >= 0) {
             throw new InteropFailure(String.format(Locale.ROOT, "ping data mismatch in iteration %d at offset %d: "
                     + "read 0x%02x, rping's text has 0x%02x", iterations, at, r.rdmaBuf.buffer().get(at) & 0xFF,

@@ -10,6 +10,7 @@ import io.vibridge.verbs.VerbsDevice;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -34,7 +35,7 @@ class PingpongPsnOnTheWireTest {
     void firstSend_carriesTheAdvertisedPsn_toTheAdvertisedQpn() throws Exception {
         ExecutorService pool = Executors.newCachedThreadPool();
         try (DatagramChannel roce = LoopbackDevices.bindRaw();
-             ServerSocket tcp = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+             ServerSocket tcp = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
              VerbsDevice cd = LoopbackDevices.open()) {
             Inet4Address serverIp = (Inet4Address) ((InetSocketAddress) roce.getLocalAddress()).getAddress();
             byte[] gid = new byte[16];

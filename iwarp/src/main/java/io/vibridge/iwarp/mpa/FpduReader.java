@@ -107,7 +107,7 @@ public final class FpduReader {
 
     /**
      * Room for {@code needed} bytes of the FPDU being collected: the buffer doubles with the bytes that
-     * arrived, never to the length the ULPDU Length field claims before they are here (issue 29: a peer
+     * arrived, never to the length the ULPDU Length field claims before they are here (a peer
      * that sends 2 bytes claiming 65,535 costs what it sent). Kept for the next FPDU once grown.
      */
     private void grow(int needed) {

@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Function;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -36,7 +37,7 @@ class InitiatorResponderPropertiesTest {
         final List<byte[]> readAnswers = new ArrayList<>();    // what this side answered, in order
         final List<Integer> readsAsked = new ArrayList<>();    // sizes this side read from the other
 
-        Side(java.util.function.Function<Recorder, IwarpConnection> make, Random rnd) {
+        Side(Function<Recorder, IwarpConnection> make, Random rnd) {
             engine = make.apply(rec);
             rec.engine = engine;
             boolean[] last = {false};

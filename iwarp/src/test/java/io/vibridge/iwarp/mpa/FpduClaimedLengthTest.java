@@ -10,7 +10,7 @@ import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 29: an FPDU split across reads is collected in a buffer that grows with the bytes that arrived,
+ * An FPDU split across reads is collected in a buffer that grows with the bytes that arrived,
  * never with the length its ULPDU Length field claims (a peer sending 2 bytes that claim 65,535 must not
  * cost 64 KiB), and the FPDU still arrives whole and checked.
  */

@@ -6,6 +6,7 @@ import io.vibridge.iwarp.wire.DdpSegment;
 import io.vibridge.iwarp.wire.RdmapOpcode;
 import io.vibridge.iwarp.wire.ReadRequest;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.zip.CRC32C;
@@ -146,7 +147,7 @@ class SiwCaptureGoldenTest {
         assertThat(s.payloadLength()).isEqualTo(64);
         byte[] data = new byte[64];
         s.buffer().get(s.payloadOffset(), data);
-        assertThat(new String(data, 0, 14, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("rdma-ping-0: A");
+        assertThat(new String(data, 0, 14, StandardCharsets.US_ASCII)).isEqualTo("rdma-ping-0: A");
         assertThat(reencode(s, true)).isEqualTo(READ_RESPONSE);
     }
 

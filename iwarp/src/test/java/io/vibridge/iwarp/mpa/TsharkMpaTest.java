@@ -14,9 +14,11 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToIntFunction;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,7 +50,7 @@ class TsharkMpaTest {
 
     private final CRC32C crc = new CRC32C();
 
-    private byte[] fpdu(java.util.function.ToIntFunction<ByteBuffer> ulpdu) {
+    private byte[] fpdu(ToIntFunction<ByteBuffer> ulpdu) {
         ByteBuffer b = ByteBuffer.allocate(Fpdu.MAX_LENGTH);
         int n = Fpdu.seal(b, 0, ulpdu.applyAsInt(b), crc);
         return Arrays.copyOf(b.array(), n);
@@ -125,7 +127,7 @@ class TsharkMpaTest {
 
     private List<String> run(Path file, String... args) throws IOException, InterruptedException {
         // iwarp_mpa is a heuristic dissector: it recognises the stream by the MPA Request and Reply keys
-        List<String> cmd = new java.util.ArrayList<>(List.of(tshark, "-n", "-r", file.toString()));
+        List<String> cmd = new ArrayList<>(List.of(tshark, "-n", "-r", file.toString()));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         byte[] out = p.getInputStream().readAllBytes();

@@ -4,14 +4,17 @@ import io.vibridge.verbs.DeviceConfig;
 import io.vibridge.verbs.Verbs;
 import io.vibridge.verbs.VerbsDevice;
 import io.vibridge.verbs.VerbsException;
+import io.vibridge.verbs.rdmacore.AfIbProbe;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
- * Runs {@link VerbsConformance} in one JVM against one device (many scenarios per JVM start: a JVM takes 6-24 s
- * to start under the VM's emulation).
+ * Runs {@link VerbsConformance} in one JVM against one device (many scenarios per JVM start: a JVM is slow to
+ * start under the VM's emulation).
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp ... io.vibridge.verbs.conformance.ConformanceMain \
@@ -42,7 +45,7 @@ public final class ConformanceMain {
         boolean cmPairs = false;
         boolean afIb = false;
         long timeoutMs = 10_000;
-        java.util.Map<String, String> options = new java.util.HashMap<>();
+        Map<String, String> options = new HashMap<>();
         try {
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
@@ -86,7 +89,7 @@ public final class ConformanceMain {
         try (device) {
             System.out.println("device " + device.providerName() + " " + device.name() + " " + device.properties());
             if (afIb && "rdma-core".equals(device.providerName())) {
-                System.out.println(io.vibridge.verbs.rdmacore.AfIbProbe.run(device.gid()));
+                System.out.println(AfIbProbe.run(device.gid()));
             }
             VerbsConformance c = new VerbsConformance(device, System.out, timeoutMs);
             VerbsConformance.Result r = (cmPairs ? c.withCmPairs() : c).run(filter, bench);

@@ -1,5 +1,6 @@
 package io.vibridge.verbs.conformance;
 
+import com.sun.management.ThreadMXBean;
 import io.vibridge.verbs.AcceptParams;
 import io.vibridge.verbs.Access;
 import io.vibridge.verbs.CmEvent;
@@ -26,6 +27,7 @@ import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
@@ -514,7 +516,7 @@ public final class VerbsConformance {
 
     private static boolean startsWith(byte[] data, byte[] prefix) {
         return data.length >= prefix.length
-                && java.util.Arrays.equals(data, 0, prefix.length, prefix, 0, prefix.length);
+                && Arrays.equals(data, 0, prefix.length, prefix, 0, prefix.length);
     }
 
     private CmEvent await(BlockingQueue<CmEvent> q, Class<? extends CmEvent> type) throws InterruptedException {
@@ -588,7 +590,7 @@ public final class VerbsConformance {
     /** Thread-allocated bytes over many post/poll rounds after a warm-up: nothing per work request. */
     private String noAllocation() throws InterruptedException {
         var bean = ManagementFactory.getThreadMXBean();
-        if (!(bean instanceof com.sun.management.ThreadMXBean mx) || !mx.isThreadAllocatedMemorySupported()) {
+        if (!(bean instanceof ThreadMXBean mx) || !mx.isThreadAllocatedMemorySupported()) {
             throw new Skip("no thread allocation counter in this JVM");
         }
         mx.setThreadAllocatedMemoryEnabled(true);
@@ -719,7 +721,7 @@ public final class VerbsConformance {
             int warm = 0;
             try {
                 // warm-up until the path is compiled (C2 after some 10^4 calls; perftest, in C, needs none): 3 s or
-                // 20,000 round trips, whichever ends first (under the VM's emulation a round trip takes ~50 us)
+                // 20,000 round trips, whichever ends first (under the VM's emulation the time bound ends it)
                 long warmEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
                 for (; warm < 20_000 && System.nanoTime() < warmEnd; warm++) {
                     roundTrip(p, sa, ra, wcs);
@@ -733,9 +735,9 @@ public final class VerbsConformance {
                 done.set(true);
                 echo.join(timeoutMs);
             }
-            java.util.Arrays.sort(rtt);
+            Arrays.sort(rtt);
             double typical = rtt[iters / 2] / 2000.0;
-            double avg = java.util.Arrays.stream(rtt).average().orElse(0) / 2000.0;
+            double avg = Arrays.stream(rtt).average().orElse(0) / 2000.0;
             return String.format(Locale.ROOT, "%d iterations after %d to warm up, one thread per end: typical %.2f us, "
                     + "average %.2f us (LAT_US %.2f)", iters, warm, typical, avg, typical);
         }

@@ -10,7 +10,10 @@ import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
 import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.Executor;
+import org.slf4j.LoggerFactory;
 
 /**
  * ibv_cq with its own completion channel; a daemon thread waits for CQ events and runs the notify
@@ -61,7 +64,7 @@ final class DisniCompletionQueue implements CompletionQueue {
                 }
             } catch (IOException e) {
                 if (!closed) {
-                    org.slf4j.LoggerFactory.getLogger(DisniCompletionQueue.class).warn("CQ event wait failed", e);
+                    LoggerFactory.getLogger(DisniCompletionQueue.class).warn("CQ event wait failed", e);
                 }
                 return;
             }
@@ -81,7 +84,7 @@ final class DisniCompletionQueue implements CompletionQueue {
         return c;
     }
 
-    private final java.util.Map<Integer, SVCPollCq> smallerCalls = new java.util.HashMap<>();
+    private final Map<Integer, SVCPollCq> smallerCalls = new HashMap<>();
 
     @Override
     public synchronized int poll(WorkCompletion[] out) {

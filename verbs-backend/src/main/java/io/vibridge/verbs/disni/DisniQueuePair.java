@@ -7,6 +7,7 @@ import com.ibm.disni.verbs.IbvSendWR;
 import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.RdmaCmId;
 import io.vibridge.verbs.CompletionQueue;
+import io.vibridge.verbs.QpConnection;
 import io.vibridge.verbs.QpInitAttributes;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePair;
@@ -64,7 +65,7 @@ final class DisniQueuePair implements QueuePair {
 
     /** DiSNI 2.1 creates QPs only on an rdma_cm id and exposes no ibv_modify_qp: connect through the CM. */
     @Override
-    public void connect(io.vibridge.verbs.QpConnection connection) {
+    public void connect(QpConnection connection) {
         throw new UnsupportedOperationException(
                 "disni: DiSNI 2.1 has no ibv_modify_qp, a queue pair is connected only through rdma_cm");
     }

@@ -11,7 +11,7 @@ import java.nio.ByteOrder;
 
 /**
  * What rdma_cm does with native IB addressing (AF_IB, {@code struct sockaddr_ib} with a Service ID of our own, no
- * CMA header in the REQ) on a device, for issue 28's question whether the 92-byte Hello could travel whole through
+ * CMA header in the REQ) on a device, to answer whether the 92-byte Hello could travel whole through
  * rdma_cm: binds and resolves an RDMA_PS_IB id to the device's own GID with Service ID {@link #SERVICE_ID} and
  * reports each call's answer. Linux cma.c takes AF_IB only on ports with RDMA_CORE_CAP_AF_IB, which IB ports have
  * and RoCE and iWARP ports do not (cma_resolve_ib_dev, rdma_cap_af_ib); this reports what a given kernel says.

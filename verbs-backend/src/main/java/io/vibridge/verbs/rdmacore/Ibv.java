@@ -9,8 +9,10 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Locale;
 import java.util.Optional;
@@ -65,7 +67,7 @@ final class Ibv {
     /** Where errno of an ibv_* call is captured (the create calls return NULL and set errno). */
     static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
     static final long ERRNO_OFFSET = Linker.Option.captureStateLayout()
-            .byteOffset(java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
+            .byteOffset(MemoryLayout.PathElement.groupElement("errno"));
     static final long ERRNO_SIZE = Linker.Option.captureStateLayout().byteSize();
 
     static {
@@ -241,7 +243,7 @@ final class Ibv {
         return (short) 1;
     }
 
-    static final java.lang.foreign.ValueLayout.OfShort SHORT = JAVA_SHORT;
+    static final ValueLayout.OfShort SHORT = JAVA_SHORT;
 
     /** A failure of a native call that Java cannot recover from (bad handle type): never expected. */
     static IllegalStateException bug(Throwable t) {

@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.CompletionQueue;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.WorkCompletion;
@@ -177,7 +178,7 @@ final class RdmaCoreCompletionQueue implements CompletionQueue {
             throw new IllegalArgumentException("moderation count must be 1..65535 and period 0..65535 us, got "
                     + count + ", " + periodMicros);
         }
-        if (!device.capabilities().contains(io.vibridge.verbs.Capability.CQ_MODERATION)) {
+        if (!device.capabilities().contains(Capability.CQ_MODERATION)) {
             throw new UnsupportedOperationException("completion moderation: " + device.name()
                     + " has no ibv_modify_cq (no CQ_MODERATION)");
         }

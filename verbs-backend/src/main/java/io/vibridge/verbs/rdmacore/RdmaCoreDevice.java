@@ -20,6 +20,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -352,7 +353,7 @@ public final class RdmaCoreDevice implements VerbsDevice {
                 return i;
             }
         }
-        RdmaCoreCompletionQueue[] c = java.util.Arrays.copyOf(t, t.length + 8);
+        RdmaCoreCompletionQueue[] c = Arrays.copyOf(t, t.length + 8);
         c[t.length] = cq;
         cqs = c;
         owned.add(cq);

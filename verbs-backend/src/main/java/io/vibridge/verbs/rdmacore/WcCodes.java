@@ -7,6 +7,7 @@ import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WrOpcode;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /** enum ibv_wc_status, ibv_wc_opcode and ibv_wr_opcode (verbs.h) to and from the SPI's enums. */
 final class WcCodes {
@@ -15,7 +16,7 @@ final class WcCodes {
     private static final WcStatus[] STATUS = new WcStatus[23];
 
     static {
-        java.util.Arrays.fill(STATUS, WcStatus.GENERAL_ERROR);
+        Arrays.fill(STATUS, WcStatus.GENERAL_ERROR);
         STATUS[0] = WcStatus.SUCCESS;                  // IBV_WC_SUCCESS
         STATUS[1] = WcStatus.LOCAL_LENGTH_ERROR;       // IBV_WC_LOC_LEN_ERR
         STATUS[4] = WcStatus.LOCAL_PROTECTION_ERROR;   // IBV_WC_LOC_PROT_ERR

@@ -23,6 +23,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
@@ -137,7 +138,7 @@ public final class SoftDevice implements VerbsDevice, RocePort.Inbound {
         m.put("udp_port", Integer.toString(port.udpPort()));
         m.put("interface_mtu", Integer.toString(params.interfaceMtu()));
         m.put("udp_offload", (segmentationOffload() ? "on" : "off") + " (option udp-offload " + params.udpOffload()
-                .name().toLowerCase(java.util.Locale.ROOT) + ")");
+                .name().toLowerCase(Locale.ROOT) + ")");
         m.put("idle", params.idle().name());
         return m;
     }

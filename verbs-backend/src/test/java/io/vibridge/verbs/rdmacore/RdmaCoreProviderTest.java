@@ -7,6 +7,7 @@ import io.vibridge.verbs.DeviceConfig;
 import io.vibridge.verbs.Verbs;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.VerbsProvider;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -77,7 +78,7 @@ class RdmaCoreProviderTest {
 
     @Test
     void theRoceGidOfAnIpv4AddressIsItsMappedForm() throws Exception {
-        assertThat(DeviceFinder.ipv4MappedGid(java.net.InetAddress.getByName("198.18.0.2")))
+        assertThat(DeviceFinder.ipv4MappedGid(InetAddress.getByName("198.18.0.2")))
                 .containsExactly(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 198, 18, 0, 2);
         assertThat(DeviceFinder.mtuBytes(3)).isEqualTo(1024);
         assertThat(DeviceFinder.ibvMtu(4096)).isEqualTo(5);

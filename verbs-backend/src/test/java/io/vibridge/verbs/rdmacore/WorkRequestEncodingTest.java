@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.management.ThreadMXBean;
 import io.vibridge.verbs.Access;
 import io.vibridge.verbs.MemoryRegion;
 import io.vibridge.verbs.ReceiveWorkRequest;
@@ -122,8 +123,8 @@ class WorkRequestEncodingTest {
     @Test
     void encodingAndDecodingAllocateNothing() {
         var bean = ManagementFactory.getThreadMXBean();
-        assumeTrue(bean instanceof com.sun.management.ThreadMXBean);
-        var mx = (com.sun.management.ThreadMXBean) bean;
+        assumeTrue(bean instanceof ThreadMXBean);
+        var mx = (ThreadMXBean) bean;
         assumeTrue(mx.isThreadAllocatedMemorySupported());
         mx.setThreadAllocatedMemoryEnabled(true);
         SendWorkRequest s = new SendWorkRequest().set(0, WrOpcode.RDMA_WRITE, region, 0, 64).remote(1, 2);

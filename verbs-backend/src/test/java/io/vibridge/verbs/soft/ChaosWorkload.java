@@ -18,6 +18,7 @@ import io.vibridge.verbs.WorkCompletion;
 import io.vibridge.verbs.WrOpcode;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Random;
 import java.util.concurrent.BlockingQueue;
@@ -238,7 +239,7 @@ final class ChaosWorkload {
         int[] slotSeq = new int[SLOTS];
         int[] slotSize = new int[SLOTS];
         int[] slotReads = new int[SLOTS];
-        java.util.Arrays.fill(slotSeq, -1);
+        Arrays.fill(slotSeq, -1);
         int[] readSlotOf = new int[count];
         int[] readSeqOf = new int[count];
         SendWorkRequest wr = new SendWorkRequest();

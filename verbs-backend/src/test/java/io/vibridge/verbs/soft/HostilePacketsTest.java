@@ -14,6 +14,7 @@ import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.Random;
+import jdk.net.ExtendedSocketOptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,11 +28,11 @@ class HostilePacketsTest {
         try (Connected c = new Connected(1 << 20, 32, null, null);
              DatagramChannel raw = DatagramChannel.open(StandardProtocolFamily.INET)) {
             raw.bind(new InetSocketAddress(c.devA.address(), 5000));
-            raw.setOption(jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT, true);
+            raw.setOption(ExtendedSocketOptions.IP_DONTFRAGMENT, true);
             QueuePair idle = c.b.pd.createQueuePair(QpInitAttributes.of(c.b.cq, 4));
             InetSocketAddress to = new InetSocketAddress(c.devB.address(), 4791);
-            int srcIp = java.nio.ByteBuffer.wrap(c.devA.address().getAddress()).getInt();
-            int dstIp = java.nio.ByteBuffer.wrap(c.devB.address().getAddress()).getInt();
+            int srcIp = ByteBuffer.wrap(c.devA.address().getAddress()).getInt();
+            int dstIp = ByteBuffer.wrap(c.devB.address().getAddress()).getInt();
             Icrc icrc = new Icrc();
             Random r = new Random(42);
             ByteBuffer pkt = ByteBuffer.allocate(600);

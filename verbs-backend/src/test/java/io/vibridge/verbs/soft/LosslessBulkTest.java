@@ -14,6 +14,7 @@ import io.vibridge.verbs.WrOpcode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -88,7 +89,7 @@ class LosslessBulkTest {
         // requester has timed out: nothing is lost, the ACKs are only late
         try (Connected c = new Connected(2 << 20, 32, null, null)) {
             DeviceCounters before = c.devA.counters();
-            java.util.concurrent.CountDownLatch locked = new java.util.concurrent.CountDownLatch(1);
+            CountDownLatch locked = new CountDownLatch(1);
             Thread staller = new Thread(() -> {
                 synchronized (c.b.qp) {
                     locked.countDown();

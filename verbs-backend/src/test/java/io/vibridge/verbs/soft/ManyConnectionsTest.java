@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class ManyConnectionsTest {
     @Test
     void fourConcurrentConnectionsUnderFaults() throws Exception {
-        var pool = java.util.concurrent.Executors.newCachedThreadPool();
+        var pool = Executors.newCachedThreadPool();
         VerbsDevice server = TestDevices.open();
         VerbsDevice client = TestDevices.open();
         try {

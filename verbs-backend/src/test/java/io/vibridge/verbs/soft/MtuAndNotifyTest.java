@@ -6,6 +6,7 @@ import io.vibridge.verbs.AcceptParams;
 import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.ConnectParams;
+import io.vibridge.verbs.QpInitAttributes;
 import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
@@ -112,7 +113,7 @@ class MtuAndNotifyTest {
         try (var dev = TestDevices.open()) {
             BlockingQueue<String> threads = new ArrayBlockingQueue<>(4);
             var qp = dev.allocateProtectionDomain().createQueuePair(
-                    io.vibridge.verbs.QpInitAttributes.of(dev.createCompletionQueue(8), 4));
+                    QpInitAttributes.of(dev.createCompletionQueue(8), 4));
             dev.connectionManager().connect(ConnectParams.defaults(dev.address(), 77, null)
                     .withTimeouts(14, 14, 2), qp, e -> {
                         if (e instanceof CmEvent.Rejected) {

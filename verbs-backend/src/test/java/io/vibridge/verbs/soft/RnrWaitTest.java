@@ -13,7 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The requester's RNR wait (IBA 9.7.5.2.8, issue 29): at least the NAK's coded time, at least the device's floor,
+ * The requester's RNR wait (IBA 9.7.5.2.8): at least the NAK's coded time, at least the device's floor,
  * backing off while the receiver stays without a receive WQE; the RNR retry count still ends the wait. The
  * assertions bound how many retries fit in a window that the test measures itself, so a slow host only makes
  * the counts smaller: none asserts on speed.

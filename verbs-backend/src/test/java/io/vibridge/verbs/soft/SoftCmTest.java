@@ -4,18 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vibridge.verbs.AcceptParams;
+import io.vibridge.verbs.Access;
 import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.ConnectParams;
 import io.vibridge.verbs.ConnectionManager;
 import io.vibridge.verbs.QpInitAttributes;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePair;
+import io.vibridge.verbs.ReceiveWorkRequest;
 import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.VerbsDevice;
 import io.vibridge.verbs.WcStatus;
+import io.vibridge.verbs.WorkCompletion;
 import io.vibridge.verbs.WrOpcode;
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import org.junit.jupiter.api.AfterEach;
@@ -124,14 +129,14 @@ class SoftCmTest {
             var pd = a.allocateProtectionDomain();
             var cq = a.createCompletionQueue(16);
             QueuePair qa = pd.createQueuePair(QpInitAttributes.of(cq, 8));
-            var mr = pd.registerMemory(java.nio.ByteBuffer.allocateDirect(64),
-                    java.util.EnumSet.of(io.vibridge.verbs.Access.LOCAL_WRITE));
-            qa.postRecv(new io.vibridge.verbs.ReceiveWorkRequest().set(77, mr, 0, 64));
+            var mr = pd.registerMemory(ByteBuffer.allocateDirect(64),
+                    EnumSet.of(Access.LOCAL_WRITE));
+            qa.postRecv(new ReceiveWorkRequest().set(77, mr, 0, 64));
             var id = a.connectionManager().connect(Connected.params(b, null), qa, ea::add, null);
             ((CmEvent.ConnectRequest) Connected.take(eb)).id().accept(qp(b), AcceptParams.defaults(null));
             assertThat(Connected.take(ea)).isInstanceOf(CmEvent.Established.class);
             id.disconnect();
-            var wc = new io.vibridge.verbs.WorkCompletion[] {new io.vibridge.verbs.WorkCompletion()};
+            var wc = new WorkCompletion[] {new WorkCompletion()};
             long end = System.nanoTime() + 30_000_000_000L;
             while (cq.poll(wc) == 0 && System.nanoTime() < end) {
                 Thread.sleep(1);

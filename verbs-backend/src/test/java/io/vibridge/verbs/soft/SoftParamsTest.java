@@ -8,6 +8,7 @@ import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.soft.port.IdleStrategy;
 import io.vibridge.verbs.soft.transport.RnrBackoff;
 import io.vibridge.verbs.soft.udp.UdpSocket;
+import io.vibridge.verbs.soft.wire.PathMtu;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -23,7 +24,7 @@ class SoftParamsTest {
         assertThat(p.faults()).isEqualTo(FaultConfig.NONE);
         assertThat(p.idle()).isEqualTo(IdleStrategy.BLOCK);
         assertThat(p.interfaceMtu()).isEqualTo(SoftParams.interfaceMtu(BASE.address()));
-        assertThat(p.maxPathMtu()).isEqualTo(io.vibridge.verbs.soft.wire.PathMtu.portMaxBytes(p.interfaceMtu()));
+        assertThat(p.maxPathMtu()).isEqualTo(PathMtu.portMaxBytes(p.interfaceMtu()));
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.ConnectParams;
+import io.vibridge.verbs.QpInitAttributes;
 import io.vibridge.verbs.VerbsDevice;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +37,7 @@ class SoftProviderTest {
             LinkedBlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
             var pd = a.allocateProtectionDomain();
             var cq = a.createCompletionQueue(4);
-            var qp = pd.createQueuePair(new io.vibridge.verbs.QpInitAttributes(cq, cq, 4, 4));
+            var qp = pd.createQueuePair(new QpInitAttributes(cq, cq, 4, 4));
             a.connectionManager().connect(ConnectParams.defaults(b.address(), sid, null), qp, events::add, null);
             CmEvent e = events.poll(30, TimeUnit.SECONDS);
             // the listener got the REQ and rejected it as the consumer (reason 28), not REJ 8 (unknown Service ID)

@@ -16,17 +16,17 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.UnaryOperator;
 
 /**
- * The RNR side of issue 29's stalled-reader load, at the verbs level: {@code n} RC connections between two soft
- * devices in this JVM, each with one SEND posted to a receiver that never posts a receive (a consumer that
- * stopped taking messages, as the gateway stops reposting while its client does not read). The receiver NAKs
- * with RNR timer code 12 (0.64 ms), what the gateway and the demo target send. Prints the process's CPU and the
+ * The RNR side of a stalled-reader load (the gateway's test {@code hostile/StalledReaders}), at the verbs level:
+ * {@code n} RC connections between two soft devices in this JVM, each with one SEND posted to a receiver that
+ * never posts a receive (a consumer that stopped taking messages, as the gateway stops reposting while its client
+ * does not read). The receiver NAKs with RNR timer code 12 (0.64 ms), what the gateway and the demo target send. Prints the process's CPU and the
  * RNR NAKs a second over a 10 s window after a warm-up:
  *
  * <pre>java -cp verbs-backend/target/test-classes:verbs-backend/target/classes:... \
  *     io.vibridge.verbs.soft.StalledReceivers 50 1000 100000</pre>
  *
- * Arguments: connections, min-rnr-wait-us, max-rnr-wait-us (0 0 = the coded time alone, the behaviour before
- * issue 29).
+ * Arguments: connections, min-rnr-wait-us, max-rnr-wait-us (0 0 = the coded time alone, without floor or
+ * backoff).
  */
 public final class StalledReceivers {
     private StalledReceivers() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.verbs.VerbsDevice;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
@@ -40,7 +41,7 @@ class TwoProcessTest {
                         ready.countDown();
                     }
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // process ended
             }
         });

@@ -12,6 +12,7 @@ import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.WorkCompletion;
 import io.vibridge.verbs.WrOpcode;
+import java.util.Random;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.zip.CRC32C;
@@ -103,7 +104,7 @@ class UdpOffloadInteropTest {
     }
 
     private static void fill(Endpoint e, int seed) {
-        java.util.Random r = new java.util.Random(seed);
+        Random r = new Random(seed);
         for (int i = 0; i < SIZE; i++) {
             e.mr.buffer().put(i, (byte) r.nextInt());
         }

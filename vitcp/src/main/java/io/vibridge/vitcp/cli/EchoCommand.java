@@ -58,8 +58,9 @@ public final class EchoCommand implements Callable<Integer> {
 
     @Option(names = "--reliability", paramLabel = "<level>",
             description = "UNRELIABLE_DELIVERY, RELIABLE_DELIVERY or RELIABLE_RECEPTION "
-            + "(or 0, 1, 2; default ${DEFAULT-VALUE}).", defaultValue = "RELIABLE_DELIVERY")
-    String reliability;
+            + "(or 0, 1, 2; default ${DEFAULT-VALUE}).", defaultValue = "RELIABLE_DELIVERY",
+            converter = ReliabilityConverter.class)
+    ReliabilityLevel reliability;
 
     @Option(names = "--flow-control", description = "Ask for descriptor flow control.")
     boolean flowControl;
@@ -104,16 +105,6 @@ public final class EchoCommand implements Callable<Integer> {
     private volatile ViNic nic;
     private volatile MemoryRegion region;
 
-    /** The level named by {@code --reliability}; null when the text names none. */
-    static ReliabilityLevel parseLevel(String s) {
-        return switch (s.trim().toUpperCase(java.util.Locale.ROOT)) {
-            case "0", "UNRELIABLE", "UNRELIABLE_DELIVERY" -> ReliabilityLevel.UNRELIABLE_DELIVERY;
-            case "1", "RELIABLE_DELIVERY" -> ReliabilityLevel.RELIABLE_DELIVERY;
-            case "2", "RELIABLE_RECEPTION" -> ReliabilityLevel.RELIABLE_RECEPTION;
-            default -> null;
-        };
-    }
-
     private int parsePort(String p) {
         try {
             int n = Integer.parseInt(p.trim());
@@ -136,11 +127,6 @@ public final class EchoCommand implements Callable<Integer> {
 
     /** Opens the NIC and the region, prints where to reach them; returns the listener. */
     ConnectListener start() throws Exception {
-        ReliabilityLevel level = parseLevel(reliability);
-        if (level == null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--reliability must be UNRELIABLE_DELIVERY, "
-                    + "RELIABLE_DELIVERY or RELIABLE_RECEPTION (or 0, 1, 2), got '" + reliability + "'");
-        }
         InetAddress host = InetAddress.getByName(bind);
         NicConfig cfg = NicConfig.loopback().withName("echo")
                 .withListen(new InetSocketAddress(host, port)).withKey(CommandLines.key(spec, key));
@@ -150,13 +136,14 @@ public final class EchoCommand implements Callable<Integer> {
         nic = ViNic.open(cfg);
         ptag = nic.createPtag();
         region = nic.registerMemory(ByteBuffer.allocateDirect(regionSize), new MemoryAttributes(ptag, true, true));
-        attributes = new ViAttributes(level, mtu, ptag, true, level != ReliabilityLevel.UNRELIABLE_DELIVERY, flowControl,
-                level != ReliabilityLevel.UNRELIABLE_DELIVERY ? readWindow : 0);
+        attributes = new ViAttributes(reliability, mtu, ptag, true,
+                reliability != ReliabilityLevel.UNRELIABLE_DELIVERY, flowControl,
+                reliability != ReliabilityLevel.UNRELIABLE_DELIVERY ? readWindow : 0);
         listener = nic.listen(Discriminator.ofUtf8(discriminator));
         InetSocketAddress at = nic.localAddress();
         InetSocketAddress framed = nic.rdmaTcpAddress();
         out.printf("vitcp echo listening on %s:%d discriminator \"%s\" reliability %s flow-control %s security %s"
-                + " rdmatcp-port %s%n", at.getAddress().getHostAddress(), at.getPort(), discriminator, level,
+                + " rdmatcp-port %s%n", at.getAddress().getHostAddress(), at.getPort(), discriminator, reliability,
                 flowControl ? "on" : "off", key == null ? "none" : "HMAC-SHA256",
                 framed == null ? "off" : String.valueOf(framed.getPort()));
         out.printf("region address=0x%016x handle=0x%08x length=%d rdma-read=on rdma-write=on%n", region.address(),

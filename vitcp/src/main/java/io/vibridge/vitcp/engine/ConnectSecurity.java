@@ -1,5 +1,6 @@
 package io.vibridge.vitcp.engine;
 
+import io.vibridge.vitcp.wire.IsCode;
 import java.nio.ByteBuffer;
 
 /** Security Type 1 of VITCP-PROFILE §5, as the engine needs it (the provider adapts ConnectSigner). */
@@ -20,8 +21,8 @@ public interface ConnectSecurity {
      * (accepted), IS 11 (security information rejected) or IS 14 (a full replay memory, VITCP-PROFILE §5).
      */
     default int verifyRequest(ByteBuffer buf, int off, int len, int covered) {
-        return verify(buf, off, len, covered) ? io.vibridge.vitcp.wire.IsCode.NONE
-                : io.vibridge.vitcp.wire.IsCode.SECURITY_REJECTED;
+        return verify(buf, off, len, covered) ? IsCode.NONE
+                : IsCode.SECURITY_REJECTED;
     }
 
     /** {@link #sign(ByteBuffer, int, int, int)} of a native segment. */

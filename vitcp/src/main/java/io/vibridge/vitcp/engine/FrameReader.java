@@ -184,7 +184,7 @@ final class FrameReader {
             }
             partialNeed = RdmaTcpFrame.frameLength(RdmaTcpFrame.segmentLength(partial, 0));
         }
-        // the buffer grows with the bytes that arrived, not to the length the frame claims (issue 29)
+        // the buffer grows with the bytes that arrived, not to the length the frame claims
         int n = Math.min(in.remaining(), partialNeed - partial.position());
         partial = GrowingInput.room(partial, partial.position() + n, partialNeed);
         copy(in, partial, n);

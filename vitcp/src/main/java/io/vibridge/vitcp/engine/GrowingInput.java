@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 /**
  * Room for one unit of input collected across reads (a connection segment, a seed-004 frame): the buffer
  * grows with the bytes that have arrived, doubling, and never to the length a header merely claims. A peer
- * that sends a 24-byte header claiming 65,535 bytes costs what it sent, not what it claimed (issue 29).
+ * that sends a 24-byte header claiming 65,535 bytes costs what it sent, not what it claimed.
  * Once grown a buffer is kept for the next unit, so steady traffic allocates nothing.
  */
 final class GrowingInput {

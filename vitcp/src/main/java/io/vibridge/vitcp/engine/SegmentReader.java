@@ -180,7 +180,7 @@ final class SegmentReader {
             return false;
         }
         if (t.hasConnectionHeader() || t.isConnectionSetup()) {
-            // sized by what arrives, not by len: a header claiming 65,535 bytes holds 256 (issue 29)
+            // sized by what arrives, not by len: a header claiming 65,535 bytes holds 256
             wholeLength = len;
             whole = GrowingInput.room(null, HDR, len);
             whole.put(hdr.flip());

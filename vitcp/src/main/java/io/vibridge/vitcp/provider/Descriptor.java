@@ -4,6 +4,7 @@ import io.vibridge.vitcp.engine.InboundReceive;
 import io.vibridge.vitcp.engine.OrderingHint;
 import io.vibridge.vitcp.engine.OutboundWork;
 import io.vibridge.vitcp.engine.Status;
+import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -282,7 +283,7 @@ public final class Descriptor {
             return Status.FORMAT_ERROR;
         }
         if (!recvQueue && operation() == CONTROL_OP_RDMA_READ
-                && vi.attributes().reliabilityLevel() == io.vibridge.vitcp.wire.ReliabilityLevel.UNRELIABLE_DELIVERY) {
+                && vi.attributes().reliabilityLevel() == ReliabilityLevel.UNRELIABLE_DELIVERY) {
             return Status.FORMAT_ERROR; // VIA 2.5.1: RDMA Read on an Unreliable VI is a format error
         }
         long t = 0;

@@ -29,7 +29,7 @@ public final class HmacConnectSecurity implements ConnectSecurity {
 
     /**
      * The same key and replay memory, verified requests charged to {@code client} (the gateway: the client's IP
-     * address), so that one client cannot fill the memory for every other (issue 29).
+     * address), so that one client cannot fill the memory for every other.
      */
     public HmacConnectSecurity forClient(Object client) {
         return new HmacConnectSecurity(signer, client);

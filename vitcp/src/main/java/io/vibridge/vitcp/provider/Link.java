@@ -8,10 +8,19 @@ import io.vibridge.vitcp.engine.OutboundWork;
 import io.vibridge.vitcp.engine.ViConnection;
 import io.vibridge.vitcp.wire.IsCode;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -42,7 +51,7 @@ final class Link implements ConnectionPeer {
     private ByteBuffer[] io;
 
     // consumer callbacks raised inside the engine, run once the lock is released (guarded by lock)
-    private final java.util.ArrayDeque<Runnable> deferred = new java.util.ArrayDeque<>(0);
+    private final ArrayDeque<Runnable> deferred = new ArrayDeque<>(0);
 
     /** Under {@link #lock}: a consumer callback to run after the lock is released. */
     void defer(Runnable task) {
@@ -88,7 +97,7 @@ final class Link implements ConnectionPeer {
     private ByteBuffer readBuf;
     private volatile Thread reader;
     /** Consumers reading the socket themselves (polling mode): the reader thread parks while there are any. */
-    private final java.util.concurrent.atomic.AtomicInteger pollers = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger pollers = new AtomicInteger();
     /**
      * How long the reader thread, standing aside for polling consumers, sleeps between looks at {@link #pollers}.
      * The last consumer to stop polling with its completion does not wake it: it polls again within microseconds
@@ -100,8 +109,8 @@ final class Link implements ConnectionPeer {
     Link(ViNic nic, SocketChannel channel) {
         this.nic = nic;
         this.channel = channel;
-        this.readReady = new SocketReadiness(channel, java.nio.channels.SelectionKey.OP_READ);
-        this.writeReady = new SocketReadiness(channel, java.nio.channels.SelectionKey.OP_WRITE);
+        this.readReady = new SocketReadiness(channel, SelectionKey.OP_READ);
+        this.writeReady = new SocketReadiness(channel, SelectionKey.OP_WRITE);
     }
 
     InetSocketAddress remoteAddress() {
@@ -138,7 +147,7 @@ final class Link implements ConnectionPeer {
         byte[] b = new byte[SETUP_READ];
         ByteBuffer buf = ByteBuffer.wrap(b);
         try {
-            java.io.InputStream in = channel.socket().getInputStream();
+            InputStream in = channel.socket().getInputStream();
             while (!setupDone) {
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
@@ -148,7 +157,7 @@ final class Link implements ConnectionPeer {
                 int n;
                 try {
                     n = in.read(b, 0, b.length);
-                } catch (java.net.SocketTimeoutException e) {
+                } catch (SocketTimeoutException e) {
                     continue;
                 }
                 if (n < 0) {
@@ -169,7 +178,7 @@ final class Link implements ConnectionPeer {
                     signalWriter();
                 }
             }
-        } catch (java.nio.channels.ClosedByInterruptException e) {
+        } catch (ClosedByInterruptException e) {
             Thread.interrupted();
             transportClosed();
             throw new InterruptedException("interrupted while connecting");
@@ -232,7 +241,7 @@ final class Link implements ConnectionPeer {
             if (!closed) {
                 log.debug("connection {} read failed: {}", remoteAddress(), e.toString());
             }
-            if (e instanceof RuntimeException re && !(e instanceof java.nio.channels.ClosedChannelException)) {
+            if (e instanceof RuntimeException re && !(e instanceof ClosedChannelException)) {
                 log.warn("engine failure on {}", remoteAddress(), re);
             }
         }
@@ -318,7 +327,7 @@ final class Link implements ConnectionPeer {
         // let a write in progress finish first, so that what went to TCP completes as sent
         boolean writing = false;
         try {
-            writing = writeLock.tryLock(2, java.util.concurrent.TimeUnit.SECONDS);
+            writing = writeLock.tryLock(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -453,7 +462,7 @@ final class Link implements ConnectionPeer {
                 } finally {
                     lock.unlock();
                 }
-                java.util.Arrays.fill(io, 0, bufs, null);
+                Arrays.fill(io, 0, bufs, null);
                 if (!lock.isHeldByCurrentThread()) {
                     runDeferred();
                 }

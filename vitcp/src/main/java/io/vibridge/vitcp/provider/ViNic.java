@@ -2,11 +2,13 @@ package io.vibridge.vitcp.provider;
 
 import io.vibridge.vitcp.engine.ConnectSecurity;
 import io.vibridge.vitcp.engine.EngineOptions;
+import io.vibridge.vitcp.engine.Negotiated;
 import io.vibridge.vitcp.engine.ViConnection;
 import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.ConnectionHeader;
 import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.IsCode;
+import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -16,13 +18,18 @@ import java.nio.channels.SocketChannel;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.random.RandomGenerator;
+import java.util.random.RandomGeneratorFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,11 +58,11 @@ public final class ViNic implements AutoCloseable {
      * Initial message numbers (VITCP-PROFILE §3: SHOULD be random): a fast generator seeded once from
      * SecureRandom (a SecureRandom call per connection reads /dev/urandom under a lock). Guarded by itself.
      */
-    private final java.util.random.RandomGenerator imnRandom =
-            java.util.random.RandomGeneratorFactory.of("L64X128MixRandom").create(random.nextLong());
+    private final RandomGenerator imnRandom =
+            RandomGeneratorFactory.of("L64X128MixRandom").create(random.nextLong());
     /** Idle direct buffers of {@link #SMALL_BUFFER} bytes: connections come and go without allocating them. */
-    private final java.util.concurrent.ArrayBlockingQueue<ByteBuffer> smallBuffers =
-            new java.util.concurrent.ArrayBlockingQueue<>(IDLE_SMALL_BUFFERS);
+    private final ArrayBlockingQueue<ByteBuffer> smallBuffers =
+            new ArrayBlockingQueue<>(IDLE_SMALL_BUFFERS);
     private final ServerSocketChannel server;
     private final ServerSocketChannel rdmaTcpServer;
     private final ScheduledExecutorService timer;
@@ -225,7 +232,7 @@ public final class ViNic implements AutoCloseable {
             }
             if (slot < 0) {
                 slot = rs.length;
-                rs = java.util.Arrays.copyOf(rs, rs.length * 2);
+                rs = Arrays.copyOf(rs, rs.length * 2);
             }
             MemoryRegion r = new MemoryRegion(this, (slot + 1) ^ handleSalt, buffer, attributes);
             rs[slot] = r;
@@ -304,7 +311,7 @@ public final class ViNic implements AutoCloseable {
             throw new ViException(ViException.Code.INVALID_MTU, "MTU " + a.maxTransferSize() + " outside 32 KiB.."
                     + MAX_TRANSFER);
         }
-        if (a.enableRdmaRead() && a.reliabilityLevel() == io.vibridge.vitcp.wire.ReliabilityLevel.UNRELIABLE_DELIVERY) {
+        if (a.enableRdmaRead() && a.reliabilityLevel() == ReliabilityLevel.UNRELIABLE_DELIVERY) {
             throw new ViException(ViException.Code.INVALID_RDMAREAD, "no RDMA Read at Unreliable Delivery (VIA 2.5.1)");
         }
     }
@@ -438,7 +445,7 @@ public final class ViNic implements AutoCloseable {
      * is settled by VITCP-PROFILE §7: the side whose (IP, discriminator, port) is higher stays active,
      * the lower answers as passive.
      */
-    public io.vibridge.vitcp.engine.Negotiated connectPeer(Vi vi, Discriminator local, ViNetAddress remote,
+    public Negotiated connectPeer(Vi vi, Discriminator local, ViNetAddress remote,
             Duration timeout) throws InterruptedException {
         PeerWait pw = new PeerWait(vi, local, remote);
         if (peerWaits.putIfAbsent(local, pw) != null) {
@@ -455,9 +462,9 @@ public final class ViNic implements AutoCloseable {
      * VipConnectPeerRequest: starts {@link #connectPeer} on its own thread; the future's
      * {@code isDone()} is VipConnectPeerDone and {@code get()} VipConnectPeerWait.
      */
-    public java.util.concurrent.CompletableFuture<io.vibridge.vitcp.engine.Negotiated> connectPeerRequest(Vi vi,
+    public CompletableFuture<Negotiated> connectPeerRequest(Vi vi,
             Discriminator local, ViNetAddress remote, Duration timeout) {
-        var f = new java.util.concurrent.CompletableFuture<io.vibridge.vitcp.engine.Negotiated>();
+        var f = new CompletableFuture<Negotiated>();
         Thread.ofVirtual().name("vitcp-peer-connect").start(() -> {
             try {
                 f.complete(connectPeer(vi, local, remote, timeout));
@@ -482,7 +489,7 @@ public final class ViNic implements AutoCloseable {
     }
 
     private static int compareUnsigned(byte[] a, byte[] b) {
-        return java.util.Arrays.compareUnsigned(a, b);
+        return Arrays.compareUnsigned(a, b);
     }
 
     /** One pending peer-to-peer request. */
@@ -517,7 +524,7 @@ public final class ViNic implements AutoCloseable {
             return true;
         }
 
-        io.vibridge.vitcp.engine.Negotiated run(Duration timeout) throws InterruptedException {
+        Negotiated run(Duration timeout) throws InterruptedException {
             long deadline = System.nanoTime() + timeout.toNanos();
             boolean higher = isHigher(local, remote);
             for (;;) {
@@ -566,7 +573,7 @@ public final class ViNic implements AutoCloseable {
             return l;
         }
 
-        private io.vibridge.vitcp.engine.Negotiated acceptIncoming(Link in) {
+        private Negotiated acceptIncoming(Link in) {
             vi.acceptOn(in, in.requestInfo);
             return vi.negotiated();
         }

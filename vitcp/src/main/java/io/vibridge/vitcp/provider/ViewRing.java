@@ -2,6 +2,7 @@ package io.vibridge.vitcp.provider;
 
 import io.vibridge.vitcp.engine.ViConnection;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * Reusable views of registered memory handed to the engine as outbound payload, so that producing a
@@ -28,8 +29,8 @@ final class ViewRing {
         int k = used++ % SIZE;
         if (k >= views.length) {
             int n = Math.min(SIZE, views.length * 2);
-            views = java.util.Arrays.copyOf(views, n);
-            bases = java.util.Arrays.copyOf(bases, n);
+            views = Arrays.copyOf(views, n);
+            bases = Arrays.copyOf(bases, n);
         }
         ByteBuffer v = views[k];
         if (bases[k] != base) {

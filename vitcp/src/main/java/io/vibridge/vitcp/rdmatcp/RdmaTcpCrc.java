@@ -29,20 +29,9 @@ import java.util.zip.CRC32;
  * {@link #updateReciprocal}.</li>
  * </ul>
  *
- * <p>Measured by {@code io.vibridge.bench.vitcp.RdmaTcpCrcBench} over a direct buffer (JDK 25.0.3, AMD
- * EPYC with AVX-512, VPCLMULQDQ and GFNI, a shared 2-core machine; benchmarks/README.md has the
- * command and the variants tried):
- * <pre>
- *                                  1 KiB    9000 B   64 KiB
- *   slice-by-8 as first written   471 ns   4.19 µs  30.8 µs   (2.1 GB/s)
- *   slice-by-8 tuned              360 ns   3.13 µs  22.5 µs   (2.9 GB/s)
- *   this class, scalar reversal    92 ns    474 ns  3.21 µs   (20 GB/s)
- *   this class, vector reversal    75 ns    365 ns  2.13 µs   (31 GB/s)
- *   java.util.zip.CRC32            18 ns    132 ns  0.92 µs   (71 GB/s)
- * </pre>
- * What that costs a stream is in vitcp/README.md ("Seed-004 RDMA/TCP framing"): through the gateway on
- * this 2-core machine 11-14% of 64 KiB Send bandwidth (17% with the scalar reversal), and the JDK's own
- * CRC32 in its place (the wrong polynomial, the same first pass over the bytes) 8-11%.
+ * <p>{@code io.vibridge.bench.vitcp.RdmaTcpCrcBench} times both paths, the variants tried and the JDK's
+ * {@code CRC32} (benchmarks/README.md, "RdmaTcpCrcBench"); what the CRC costs a stream through the gateway
+ * is in vitcp/README.md ("Seed-004 RDMA/TCP framing").
  *
  * <p>Inputs are heap or direct buffers of either byte order (absolute indexes; position, limit and order
  * are left alone) or byte arrays. No call allocates once the pool is filled, except when more threads
@@ -58,7 +47,7 @@ public final class RdmaTcpCrc {
     /** The CRC of the ASCII bytes "123456789". */
     public static final int CHECK = 0xE07E661E;
 
-    /** Inputs from this length take the reciprocal path; shorter ones the tables (measured crossover ~200). */
+    /** Inputs from this length take the reciprocal path, shorter ones the tables (RdmaTcpCrcBench's crossover). */
     static final int RECIPROCAL_THRESHOLD = 256;
     /** Bytes reversed and fed to CRC32 at a time: the scratch area, in the L1 cache with the input. */
     static final int CHUNK = 4096;
@@ -76,7 +65,7 @@ public final class RdmaTcpCrc {
     static {
         // C2 gives up inlining the ByteBuffer view VarHandle's internals ("unloaded signature classes") if
         // it compiles a caller before jdk.internal.foreign.MemorySessionImpl is loaded; the loops then
-        // call out per access, 3-6 times slower, for the life of the JVM (seen in about half the runs).
+        // call out per access, several times slower, for the life of the JVM (in some runs, not all).
         // A heap segment's scope is one: load it before any of our methods can be compiled.
         Objects.requireNonNull(MemorySegment.ofArray(new byte[0]).scope());
     }
@@ -215,7 +204,7 @@ public final class RdmaTcpCrc {
             int hi = off + length;
             // the partial chunk first (at the end of M), so that the last one holds M's first 4 bytes; each
             // chunk is first copied out whole (one bulk copy, no allocation): reading a direct buffer word by
-            // word goes through memory-session checks C2 does not always inline (a 3-6x slower loop), and a
+            // word goes through memory-session checks C2 does not always inline (a loop several times slower), and a
             // MemorySegment over it for vector loads is an object per call
             for (int k = (length - 1) % CHUNK + 1; hi > off; k = CHUNK) {
                 buf.get(hi - k, s.forward, 0, k);

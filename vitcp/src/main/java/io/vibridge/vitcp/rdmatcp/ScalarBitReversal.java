@@ -7,7 +7,7 @@ import java.nio.ByteOrder;
 /**
  * {@link BitReversal} in plain Java: a scalar pass that copies the chunk's 64-bit words in reverse order
  * (C2 does not vectorise a loop that reads backwards), then an in-place {@link Long#reverse} pass that it
- * does vectorise. About 2.3 µs of the 3.2 µs a 64 KiB CRC takes here.
+ * does vectorise. This pass is most of what the reciprocal CRC path costs (RdmaTcpCrcBench).
  */
 final class ScalarBitReversal implements BitReversal {
 

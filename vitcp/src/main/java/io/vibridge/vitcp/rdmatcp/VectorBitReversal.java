@@ -9,8 +9,8 @@ import jdk.incubator.vector.VectorSpecies;
  * {@link BitReversal} with the Vector API (the incubator module {@code jdk.incubator.vector}, which JDK 25
  * still ships as one): per vector of the widest shape the CPU has, one load from the source's far end, a
  * lane reversal, a bit reversal of every byte, one store, where the scalar implementation makes two passes
- * of a word at a time. On the AVX-512 machine of {@link RdmaTcpCrc}'s figures (vpermb and vgf2p8affineqb)
- * the CRC of 64 KiB takes 2.1 µs instead of 3.2. Loaded only when {@link BitReversal#best()} found the module.
+ * of a word at a time; on AVX-512 the lane and bit reversals are single instructions (vpermb, vgf2p8affineqb).
+ * Loaded only when {@link BitReversal#best()} found the module.
  */
 final class VectorBitReversal implements BitReversal {
 

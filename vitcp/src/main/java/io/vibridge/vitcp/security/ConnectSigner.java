@@ -26,7 +26,7 @@ import javax.crypto.spec.SecretKeySpec;
  * {@value #CLOCK_WINDOW_MILLIS} ms) away from this side's clock, signed before this signer was created, or
  * whose HMAC was accepted while its timestamp is still within the window.
  *
- * <p>Why these bounds (issue 29): the replay memory is in this process. The clock window bounds how long a
+ * <p>Why these bounds: the replay memory is in this process. The clock window bounds how long a
  * captured request stays usable at all; refusing timestamps older than this signer's creation makes a
  * restarted gateway refuse every request signed before it started, which a previous instance may have
  * accepted (a signer whose clock ran ahead of ours by more than the restart took can still get one replay

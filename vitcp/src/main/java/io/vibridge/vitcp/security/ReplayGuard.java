@@ -11,7 +11,7 @@ import java.util.PriorityQueue;
  * until the caller's expiry: the moment its timestamp leaves the clock window, after which the clock check
  * refuses a replay anyway. Bounded twice: at most {@code capacity} entries in all and at most {@code perClient}
  * for one client (the gateway: a client IP address), so that one client holding the key cannot fill the memory
- * and lock every other client of the route out (issue 29). Expired entries are dropped first; when the memory
+ * and lock every other client of the route out. Expired entries are dropped first; when the memory
  * or the client's share is still full of live entries, a new one is refused ({@link Outcome#FULL}) rather than
  * an entry forgotten early, which would let its replay through. Memory is about 200 bytes per entry.
  *

@@ -32,7 +32,7 @@ import java.util.Objects;
  * 40, see {@link #isHmacSha256()}). A passive side holding a key answers anything else Connect
  * Reject IS 11, an active side holding a key treats such an Accept as a security failure, and a
  * side without a key does not look at the security information at all; refusing it here would
- * turn a badly signed request into IS 9 (issue 12).
+ * turn a badly signed request into IS 9.
  * Attributes and MTU are never refused here: reserved bits and reliability 3 get IS 9, a small MTU
  * gets IS 10, both decided by the engine.
  *

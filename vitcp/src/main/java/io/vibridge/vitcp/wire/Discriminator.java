@@ -3,14 +3,25 @@ package io.vibridge.vitcp.wire;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.Objects;
 
 /**
  * A VI discriminator: 0..64 opaque bytes (VITCP-PROFILE §1, §5). Immutable; defensive copies in
- * and out; equality by content.
+ * and out; equality by content. The one discriminator type: the wire's, the VI Provider's and the
+ * gateway's routes'.
+ *
+ * <p>Configuration writes a discriminator as text: {@link #parse(String)} takes a string as its
+ * UTF-8 bytes, or, with the prefix {@code hex:}, as hexadecimal ({@code "hex:0a0B"} = bytes 0x0A
+ * 0x0B; an even number of digits, case-insensitive). A text discriminator that itself starts with
+ * {@code hex:} must therefore be written in hex. {@link #toString()} writes that form.
  */
 public final class Discriminator {
 
+    /** Longest discriminator (VITCP-PROFILE §5: a one-byte length, at most 64). */
     public static final int MAX_LENGTH = 64;
+    /** Prefix that marks a hexadecimal discriminator in configuration text. */
+    public static final String HEX_PREFIX = "hex:";
+    /** The discriminator of no bytes. */
     public static final Discriminator EMPTY = new Discriminator(new byte[0]);
 
     private final byte[] bytes;
@@ -19,17 +30,46 @@ public final class Discriminator {
         this.bytes = owned;
     }
 
-    /** @throws IllegalArgumentException when longer than 64 bytes */
+    /**
+     * A discriminator of these bytes (copied).
+     *
+     * @throws IllegalArgumentException if longer than 64 bytes
+     */
     public static Discriminator of(byte[] bytes) {
         if (bytes.length > MAX_LENGTH) {
-            throw new IllegalArgumentException("discriminator of " + bytes.length + " bytes exceeds 64");
+            throw new IllegalArgumentException("a discriminator is at most " + MAX_LENGTH + " bytes, got "
+                    + bytes.length);
         }
         return bytes.length == 0 ? EMPTY : new Discriminator(bytes.clone());
     }
 
-    /** UTF-8 bytes of {@code s}; @throws IllegalArgumentException when they exceed 64 bytes */
-    public static Discriminator ofUtf8(String s) {
-        return of(s.getBytes(StandardCharsets.UTF_8));
+    /**
+     * A discriminator of the UTF-8 bytes of {@code text}.
+     *
+     * @throws IllegalArgumentException if they are more than 64
+     */
+    public static Discriminator ofUtf8(String text) {
+        return of(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * A discriminator from its configuration text: {@code hex:...} as hexadecimal, anything else
+     * as UTF-8.
+     *
+     * @throws IllegalArgumentException on bad hex or more than 64 bytes
+     */
+    public static Discriminator parse(String text) {
+        Objects.requireNonNull(text, "text");
+        if (startsWithHexPrefix(text)) {
+            String hex = text.substring(HEX_PREFIX.length());
+            try {
+                return of(HexFormat.of().parseHex(hex));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("bad hex discriminator \"" + text
+                        + "\": expected an even number of hex digits after hex:");
+            }
+        }
+        return ofUtf8(text);
     }
 
     /** Package-private: takes ownership of {@code owned} (decoder use). */
@@ -42,10 +82,12 @@ public final class Discriminator {
         return bytes.clone();
     }
 
+    /** The length in bytes. */
     public int length() {
         return bytes.length;
     }
 
+    /** Whether it has no bytes. */
     public boolean isEmpty() {
         return bytes.length == 0;
     }
@@ -69,14 +111,22 @@ public final class Discriminator {
         return Arrays.hashCode(bytes);
     }
 
-    /** Quoted text when every byte is printable ASCII, otherwise {@code 0x} + hex. */
+    /**
+     * The configuration form: the text in quotes when every byte is printable ASCII and it does not
+     * start with {@code hex:}, else {@code hex:...}.
+     */
     @Override
     public String toString() {
         for (byte b : bytes) {
             if (b < 0x20 || b > 0x7E) {
-                return "0x" + HexFormat.of().formatHex(bytes);
+                return HEX_PREFIX + HexFormat.of().formatHex(bytes);
             }
         }
-        return "\"" + new String(bytes, StandardCharsets.US_ASCII) + "\"";
+        String text = new String(bytes, StandardCharsets.US_ASCII);
+        return startsWithHexPrefix(text) ? HEX_PREFIX + HexFormat.of().formatHex(bytes) : "\"" + text + "\"";
+    }
+
+    private static boolean startsWithHexPrefix(String text) {
+        return text.regionMatches(true, 0, HEX_PREFIX, 0, HEX_PREFIX.length());
     }
 }

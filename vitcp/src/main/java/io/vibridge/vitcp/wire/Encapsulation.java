@@ -1,5 +1,7 @@
 package io.vibridge.vitcp.wire;
 
+import java.util.Locale;
+
 /** How VI/TCP segments travel in the TCP stream, each on its own listener port. */
 public enum Encapsulation {
     /** Native VI/TCP segments (VITCP-PROFILE §1-7), port 7470. */
@@ -20,7 +22,7 @@ public enum Encapsulation {
 
     /** The name used on command lines and in configuration ({@code vitcp}, {@code rdmatcp}). */
     public String label() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 
     /** Parses {@link #label()} (case-insensitive). */

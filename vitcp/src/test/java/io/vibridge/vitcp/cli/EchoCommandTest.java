@@ -57,7 +57,7 @@ class EchoCommandTest {
         assertThat(m.find()).isTrue();
         long address = Long.parseUnsignedLong(m.group(1), 16);
         int handle = Integer.parseUnsignedInt(m.group(2), 16);
-        ReliabilityLevel lvl = EchoCommand.parseLevel(level);
+        ReliabilityLevel lvl = ReliabilityConverter.parse(level);
         try (ViNic client = ViNic.open(NicConfig.loopback().withListen(null))) {
             ProtectionTag tag = client.createPtag();
             Vi vi = client.createVi(ViAttributes.of(lvl, tag).withFlowControl(flowControl), null, null);
@@ -91,7 +91,7 @@ class EchoCommandTest {
     }
 
     /**
-     * Issue 12: an RDMA Write with immediate data consumes one of the echo's receives (VIA 10.2: completed
+     * An RDMA Write with immediate data consumes one of the echo's receives (VIA 10.2: completed
      * operation "remote RDMA Write"); the echo answers only Sends, so it sends nothing back for it, and it
      * reposts that receive (one receive, flow control on: the following Send needs the credit back).
      */
@@ -113,7 +113,7 @@ class EchoCommandTest {
         MemoryRegion region = echo.region();
         try (ViNic client = ViNic.open(NicConfig.loopback().withListen(null))) {
             ProtectionTag tag = client.createPtag();
-            Vi vi = client.createVi(ViAttributes.of(EchoCommand.parseLevel(level), tag).withFlowControl(true), null,
+            Vi vi = client.createVi(ViAttributes.of(ReliabilityConverter.parse(level), tag).withFlowControl(true), null,
                     null);
             MemoryRegion mem = client.registerMemory(ByteBuffer.allocateDirect(8192), new MemoryAttributes(tag, true, true));
             vi.postRecv(Descriptor.receive().data(mem, 4096, 4096)); // room for one answer only

@@ -10,7 +10,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 29: the readers' buffers grow with the bytes that arrived, never with the length a header claims.
+ * The readers' buffers grow with the bytes that arrived, never with the length a header claims.
  * A peer that sends a 24-byte header claiming 65,535 bytes (then nothing) must cost a few hundred bytes,
  * not 64 KiB: thousands of such connections are otherwise an OutOfMemoryError from the network.
  */

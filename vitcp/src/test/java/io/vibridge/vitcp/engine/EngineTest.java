@@ -11,8 +11,10 @@ import io.vibridge.vitcp.wire.SegmentType;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -321,7 +323,7 @@ class EngineTest {
             }
         };
         byte[] data = new byte[2500];
-        java.util.Arrays.fill(data, (byte) 0x5A);
+        Arrays.fill(data, (byte) 0x5A);
         c[0].post(read);
         c[0].post(new Work(OutboundWork.OP_RDMA_WRITE, ByteBuffer.wrap(data), 4000, false));
         Random rnd = new Random(4);
@@ -376,7 +378,7 @@ class EngineTest {
     void manualInboundCompletion_ackWaitsForTheOwner_andReadSourceMayComeLater() {
         Random rnd = new Random(5);
         Side a = new Side();
-        java.util.concurrent.atomic.AtomicBoolean ready = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean ready = new AtomicBoolean();
         Side b = new Side() {
             @Override
             public ByteBuffer rdmaSource(long address, int handle, int length) {

@@ -29,6 +29,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.function.UnaryOperator;
@@ -305,7 +306,7 @@ class FrameReaderTest {
         }
         assertThat(cb.state()).isEqualTo(ViConnection.State.CONNECTED);
         List<String> received = recvs.stream()
-                .map(r -> r.status + " " + r.length + " " + java.util.HexFormat.of().formatHex(r.buf.array()))
+                .map(r -> r.status + " " + r.length + " " + HexFormat.of().formatHex(r.buf.array()))
                 .toList();
         byte[] memory = new byte[30_000];
         b.memory.get(0, memory);

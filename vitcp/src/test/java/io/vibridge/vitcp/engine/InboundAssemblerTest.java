@@ -10,6 +10,7 @@ import io.vibridge.vitcp.wire.SegmentHeader;
 import io.vibridge.vitcp.wire.SegmentType;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -71,7 +72,7 @@ class InboundAssemblerTest {
             return;
         }
         byte[] b = new byte[payload];
-        java.util.Arrays.fill(b, fill);
+        Arrays.fill(b, fill);
         in.place(ByteBuffer.wrap(b));
         in.segmentEnd();
     }

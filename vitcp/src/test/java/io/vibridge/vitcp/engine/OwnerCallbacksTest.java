@@ -8,6 +8,7 @@ import io.vibridge.vitcp.engine.EngineTest.Work;
 import io.vibridge.vitcp.wire.ConnectionAttributes;
 import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.IsCode;
+import io.vibridge.vitcp.wire.RdmaHeader;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import io.vibridge.vitcp.wire.SegmentHeader;
 import io.vibridge.vitcp.wire.SegmentType;
@@ -251,7 +252,7 @@ class OwnerCallbacksTest {
             ByteBuffer r = ByteBuffer.allocate(40);
             SegmentHeader.write(r, 0, SegmentType.RDMA_READ_REQUEST, SegmentHeader.FLAG_END_OF_MESSAGE, 40, 0, 0, m, 0,
                     0, 0, 0);
-            io.vibridge.vitcp.wire.RdmaHeader.write(r, SegmentHeader.LENGTH, 0, 7, 10);
+            RdmaHeader.write(r, SegmentHeader.LENGTH, 0, 7, 10);
             c[1].receive(r);
         }
         assertThat(b.calls).filteredOn(s -> s.startsWith("admit")).hasSize(4);
@@ -281,7 +282,7 @@ class OwnerCallbacksTest {
         ByteBuffer w = ByteBuffer.allocate(40 + 8);
         SegmentHeader.write(w, 0, SegmentType.RDMA_WRITE, SegmentHeader.FLAG_END_OF_MESSAGE
                 | SegmentHeader.FLAG_IMMEDIATE, 48, 0, 1, 5, 0, 0, 0, 0);
-        io.vibridge.vitcp.wire.RdmaHeader.write(w, SegmentHeader.LENGTH, 0, 7, 8);
+        RdmaHeader.write(w, SegmentHeader.LENGTH, 0, 7, 8);
         c[1].receive(w);
         assertThat(c[1].lastProtocolError()).isEqualTo("credit abuse: message 5 sent without a receive credit");
     }

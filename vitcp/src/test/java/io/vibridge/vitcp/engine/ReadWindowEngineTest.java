@@ -7,6 +7,7 @@ import io.vibridge.vitcp.engine.EngineTest.Work;
 import io.vibridge.vitcp.wire.ConnectionAttributes;
 import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
+import io.vibridge.vitcp.wire.Segments;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -96,7 +97,7 @@ class ReadWindowEngineTest {
         // a hostile requester sends WINDOW + 1 requests before any response left b
         ByteBuffer seg = ByteBuffer.allocate(40 * (WINDOW + 1));
         for (int k = 0; k <= WINDOW; k++) {
-            io.vibridge.vitcp.wire.Segments.writeRdmaReadRequest(seg, 40 * k, false, msg + k, 0, 0, 0, 7, 100);
+            Segments.writeRdmaReadRequest(seg, 40 * k, false, msg + k, 0, 0, 0, 7, 100);
         }
         cb.receive(seg);
         if (level == ReliabilityLevel.RELIABLE_DELIVERY) {

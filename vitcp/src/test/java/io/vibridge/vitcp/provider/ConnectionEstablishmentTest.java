@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.IsCode;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -65,7 +66,7 @@ class ConnectionEstablishmentTest {
 
     @Test
     void connectTimeout_peerNeverAnswers_requestTimesOutAndViIsIdle() throws Exception {
-        try (Fixture f = new Fixture(); ServerSocket silent = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (Fixture f = new Fixture(); ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Vi vi = f.client.createVi(f.clientAttributes(ReliabilityLevel.RELIABLE_DELIVERY), null, null);
             ViNetAddress mute = new ViNetAddress(new InetSocketAddress(silent.getInetAddress(), silent.getLocalPort()),
                     SERVER, Fixture.FRAMING);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.vitcp.engine.Status;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -44,7 +45,7 @@ class DataTransferTest {
             byte[] expected = Fixture.expected(segs * each, 7);
             for (int i = 0; i < segs; i++) {
                 byte[] piece = Fixture.bytes(dst, (segs - 1 - i) * each, each);
-                assertThat(piece).isEqualTo(java.util.Arrays.copyOfRange(expected, i * each, (i + 1) * each));
+                assertThat(piece).isEqualTo(Arrays.copyOfRange(expected, i * each, (i + 1) * each));
             }
         }
     }
@@ -99,8 +100,8 @@ class DataTransferTest {
             assertThat(d.status()).isEqualTo(Status.DONE | Status.OP_RDMA_READ);
             assertThat(d.length()).isEqualTo(len);
             byte[] exp = Fixture.expected(len, 11);
-            assertThat(Fixture.bytes(local, 60_000, 40_000)).isEqualTo(java.util.Arrays.copyOfRange(exp, 0, 40_000));
-            assertThat(Fixture.bytes(local, 0, 60_000)).isEqualTo(java.util.Arrays.copyOfRange(exp, 40_000, len));
+            assertThat(Fixture.bytes(local, 60_000, 40_000)).isEqualTo(Arrays.copyOfRange(exp, 0, 40_000));
+            assertThat(Fixture.bytes(local, 0, 60_000)).isEqualTo(Arrays.copyOfRange(exp, 40_000, len));
         }
     }
 

@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,7 +24,7 @@ final class Fixture implements AutoCloseable {
     static final Discriminator CLIENT = Discriminator.ofUtf8("client");
 
     /** Each task on its own thread (the common pool may have a single worker on a small machine). */
-    static final java.util.concurrent.Executor OWN_THREAD = r -> Thread.ofVirtual().start(r);
+    static final Executor OWN_THREAD = r -> Thread.ofVirtual().start(r);
 
     final ViNic server;
     final ViNic client;

@@ -19,6 +19,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.SocketException;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -59,7 +60,7 @@ class OrderingAndReadWindowTest {
 
     private static void respond(RawPeer raw, SegmentView req, byte fill) throws IOException {
         byte[] data = new byte[(int) req.rdmaLength()];
-        java.util.Arrays.fill(data, fill);
+        Arrays.fill(data, fill);
         raw.write(raw.segment(SegmentType.RDMA_READ_RESPONSE, SegmentHeader.FLAG_END_OF_MESSAGE, 0, req.messageNumber(),
                 0, 0, null, data));
     }

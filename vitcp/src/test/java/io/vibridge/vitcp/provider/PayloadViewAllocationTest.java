@@ -3,10 +3,12 @@ package io.vibridge.vitcp.provider;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.management.ThreadMXBean;
 import io.vibridge.vitcp.engine.ViConnection;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -20,9 +22,9 @@ class PayloadViewAllocationTest {
 
     static final int ROUNDS = 100_000;
 
-    private static com.sun.management.ThreadMXBean mx() {
-        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean);
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static ThreadMXBean mx() {
+        assumeTrue(ManagementFactory.getThreadMXBean() instanceof ThreadMXBean);
+        ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         assumeTrue(mx.isThreadAllocatedMemorySupported());
         mx.setThreadAllocatedMemoryEnabled(true);
         return mx;
@@ -36,7 +38,7 @@ class PayloadViewAllocationTest {
 
     @Test
     void gatheredPieces_correctDistinctAndAllocationFree() throws Exception {
-        com.sun.management.ThreadMXBean mx = mx();
+        ThreadMXBean mx = mx();
         try (ViNic nic = ViNic.open(NicConfig.loopback())) {
             ProtectionTag tag = nic.createPtag();
             MemoryRegion r = Fixture.region(nic, tag, 16384, true, true);
@@ -49,15 +51,15 @@ class PayloadViewAllocationTest {
             int n = d.work.gather(500, 3520, out, 1);
             assertThat(n).isEqualTo(3);
             byte[] all = Fixture.expected(16384, 9);
-            assertThat(bytes(out[1])).isEqualTo(java.util.Arrays.copyOfRange(all, 500, 1000));
-            assertThat(bytes(out[2])).isEqualTo(java.util.Arrays.copyOfRange(all, 5000, 8000));
-            assertThat(bytes(out[3])).isEqualTo(java.util.Arrays.copyOfRange(all, 100, 120));
+            assertThat(bytes(out[1])).isEqualTo(Arrays.copyOfRange(all, 500, 1000));
+            assertThat(bytes(out[2])).isEqualTo(Arrays.copyOfRange(all, 5000, 8000));
+            assertThat(bytes(out[3])).isEqualTo(Arrays.copyOfRange(all, 100, 120));
 
             // one piece over many segments: the views of MAX_UNWRITTEN consecutive segments are distinct
             Map<ByteBuffer, Boolean> seen = new IdentityHashMap<>();
             for (int i = 0; i < ViConnection.MAX_UNWRITTEN; i++) {
                 assertThat(d.work.gather(1000 + i * 100, 100, out, 0)).isEqualTo(1);
-                assertThat(bytes(out[0])).isEqualTo(java.util.Arrays.copyOfRange(all, 5000 + i * 100, 5100 + i * 100));
+                assertThat(bytes(out[0])).isEqualTo(Arrays.copyOfRange(all, 5000 + i * 100, 5100 + i * 100));
                 seen.put(out[0], true);
             }
             assertThat(seen).hasSize(ViConnection.MAX_UNWRITTEN);
@@ -79,7 +81,7 @@ class PayloadViewAllocationTest {
 
     @Test
     void readResponseSource_correctDistinctAndAllocationFree() throws Exception {
-        com.sun.management.ThreadMXBean mx = mx();
+        ThreadMXBean mx = mx();
         try (ViNic nic = ViNic.open(NicConfig.loopback())) {
             ProtectionTag tag = nic.createPtag();
             MemoryRegion r = Fixture.region(nic, tag, 65536, true, true);
@@ -89,7 +91,7 @@ class PayloadViewAllocationTest {
             Map<ByteBuffer, Boolean> seen = new IdentityHashMap<>();
             for (int i = 0; i < ViConnection.MAX_UNWRITTEN; i++) {
                 ByteBuffer v = link.rdmaSource(r.address() + i * 1000, r.handle(), 700);
-                assertThat(bytes(v)).isEqualTo(java.util.Arrays.copyOfRange(all, i * 1000, i * 1000 + 700));
+                assertThat(bytes(v)).isEqualTo(Arrays.copyOfRange(all, i * 1000, i * 1000 + 700));
                 seen.put(v, true);
             }
             assertThat(seen).hasSize(ViConnection.MAX_UNWRITTEN);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.vitcp.engine.Status;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
+import java.io.IOException;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -18,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PollingModeTest {
 
     /** A server and a client NIC, both with the idle strategy {@code idle}. */
-    private static Fixture polling(String idle) throws java.io.IOException {
+    private static Fixture polling(String idle) throws IOException {
         IdleStrategy strategy = IdleStrategy.parse(idle);
         return new Fixture(Fixture.loopback("server").withIdle(strategy), Fixture.loopback("client").withIdle(strategy));
     }
@@ -56,7 +58,7 @@ class PollingModeTest {
                 assertThat(f.clientVi.sendWait(T).status() & ~Status.IMMEDIATE).isEqualTo(Status.DONE | Status.OP_RDMA_WRITE);
             }
             assertThat(f.serverVi.recvWait(T).immediateData()).isEqualTo(1);
-            assertThat(Fixture.bytes(dst, len - 4096, 4096)).isEqualTo(java.util.Arrays.copyOfRange(
+            assertThat(Fixture.bytes(dst, len - 4096, 4096)).isEqualTo(Arrays.copyOfRange(
                     Fixture.expected(len, 5), len - 4096, len));
             Thread.sleep(50);                                   // backoff: past spin and yield, threads block
             f.serverVi.postRecv(Descriptor.receive().data(s, 0, 64));

@@ -22,6 +22,11 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.security.GeneralSecurityException;
+import java.util.Random;
+import java.util.function.Function;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * A hand-driven VI/TCP peer over a plain socket, speaking the profile with the wire codecs: it lets
@@ -39,7 +44,7 @@ final class RawPeer implements AutoCloseable {
     int nextMessage = 1000;
     int peerImn;
     /** The seed-004 Connection ID: chosen when connecting, learned from the first frame when accepting. */
-    long connectionId = new java.util.Random().nextLong();
+    long connectionId = new Random().nextLong();
     private boolean connectionIdKnown;
     /** The order field of the last frame read in seed-004 framing (0 or 0xFFFF), -1 in native framing. */
     int lastOrder = -1;
@@ -202,10 +207,10 @@ final class RawPeer implements AutoCloseable {
                 b.put(base + i, (byte) 0); // the HMAC covers the segment with its own 32 bytes zeroed
             }
             try {
-                javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
-                mac.init(new javax.crypto.spec.SecretKeySpec(key, "HmacSHA256"));
+                Mac mac = Mac.getInstance("HmacSHA256");
+                mac.init(new SecretKeySpec(key, "HmacSHA256"));
                 b.put(base + 8, mac.doFinal(b.array()));
-            } catch (java.security.GeneralSecurityException e) {
+            } catch (GeneralSecurityException e) {
                 throw new IllegalStateException(e);
             }
         }
@@ -219,7 +224,7 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** Passive: reads a Connect Request and answers it with raw bytes (e.g. a Connect Accept from {@link #withSecurity}). */
-    ConnectRequest answerRequest(java.util.function.Function<ConnectRequest, byte[]> answer) throws IOException {
+    ConnectRequest answerRequest(Function<ConnectRequest, byte[]> answer) throws IOException {
         ConnectRequest cr = (ConnectRequest) ControlSegment.decode(read().buffer(), 0, lastLength);
         peerImn = cr.initialMessageNumber();
         write(answer.apply(cr));

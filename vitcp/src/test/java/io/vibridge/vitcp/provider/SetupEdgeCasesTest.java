@@ -16,8 +16,14 @@ import io.vibridge.vitcp.wire.ConnectionHeader;
 import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.IsCode;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -86,7 +92,7 @@ class SetupEdgeCasesTest {
     }
 
     /** Each side on its own thread (the common pool may have a single worker on a small machine). */
-    static final java.util.concurrent.Executor OWN_THREAD = r -> Thread.ofVirtual().start(r);
+    static final Executor OWN_THREAD = r -> Thread.ofVirtual().start(r);
 
     private static Negotiated peer(ViNic nic, Vi vi, Discriminator local, ViNetAddress remote) {
         try {
@@ -133,7 +139,7 @@ class SetupEdgeCasesTest {
     }
 
     /**
-     * Issue 12, VITCP-PROFILE §5: a Security Type 1 request whose Security Length is not 40 is not
+     * VITCP-PROFILE §5: a Security Type 1 request whose Security Length is not 40 is not
      * validly signed. A passive side holding a key answers Connect Reject IS 11 (security information
      * rejected), not IS 9, even when the 40 bytes at the usual place carry a correct HMAC (44).
      */
@@ -198,7 +204,7 @@ class SetupEdgeCasesTest {
     @ValueSource(ints = {36, 44})
     void securityType1_acceptWithSecurityLengthOtherThan40_isASecurityFailureAtAKeyedActiveSide(int length)
             throws Exception {
-        try (java.net.ServerSocket ss = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
                 ViNic client = ViNic.open(NicConfig.loopback().withListen(null).withKey(KEY))) {
             Vi vi = client.createVi(ViAttributes.of(ReliabilityLevel.RELIABLE_DELIVERY, client.createPtag()), null, null);
             CompletableFuture<Void> passive = CompletableFuture.runAsync(() -> {
@@ -207,11 +213,11 @@ class SetupEdgeCasesTest {
                             RawPeer.ce(ReliabilityLevel.RELIABLE_DELIVERY, 1 << 20, 0, SERVER, CLIENT)),
                             ConnectionHeader.SECURITY_HMAC_SHA256, length, KEY));
                     OrderingAndReadWindowTest.closedAfter(raw);
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
                 }
             }, OWN_THREAD);
-            ViNetAddress at = new ViNetAddress((java.net.InetSocketAddress) ss.getLocalSocketAddress(), SERVER, Fixture.FRAMING);
+            ViNetAddress at = new ViNetAddress((InetSocketAddress) ss.getLocalSocketAddress(), SERVER, Fixture.FRAMING);
             assertThatThrownBy(() -> vi.connectRequest(CLIENT, at, T))
                     .isInstanceOfSatisfying(ViException.class, e -> assertThat(e.code()).isEqualTo(ViException.Code.SECURITY));
             passive.get(30, TimeUnit.SECONDS);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.management.ThreadMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -192,8 +193,8 @@ class RdmaTcpCrcTest {
     /** As vitcp's HotPathAllocationTest: bytes allocated by this thread over many calls, never time. */
     @Test
     void neitherPathAllocatesPerCall() {
-        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean);
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assumeTrue(ManagementFactory.getThreadMXBean() instanceof ThreadMXBean);
+        ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         assumeTrue(mx.isThreadAllocatedMemorySupported() && mx.isThreadAllocatedMemoryEnabled());
         byte[] data = random(new Random(5), 9000);
         ByteBuffer direct = buffer(data, 0, true, ByteOrder.BIG_ENDIAN);

@@ -29,6 +29,7 @@ import io.vibridge.vitcp.wire.Segments;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -394,7 +395,7 @@ class RdmaTcpFrameFuzzTest {
     /** An owner with 64 KiB of memory behind handle 7 and a few receives; it accepts every request. */
     static final class Memory implements ConnectionPeer {
         final ByteBuffer memory = ByteBuffer.allocate(64 * 1024);
-        final java.util.ArrayDeque<InboundReceive> receives = new java.util.ArrayDeque<>();
+        final ArrayDeque<InboundReceive> receives = new ArrayDeque<>();
         LocalEndpoint accept;
 
         @Override

@@ -18,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Consumer;
@@ -27,6 +28,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
 import net.jqwik.api.constraints.IntRange;
 
 /**
@@ -54,7 +56,7 @@ class RdmaTcpFramePropertiesTest {
 
         @Override
         public String toString() {
-            return type() + " " + java.util.HexFormat.of().formatHex(segment) + " id " + Long.toHexString(connectionId);
+            return type() + " " + HexFormat.of().formatHex(segment) + " id " + Long.toHexString(connectionId);
         }
     }
 
@@ -87,9 +89,9 @@ class RdmaTcpFramePropertiesTest {
         Arbitrary<SegmentType> types = minPayload == 0 ? Arbitraries.of(DATA)
                 : Arbitraries.of(DATA.stream().filter(SegmentType::carriesPayload).toList());
         Arbitrary<Long> offsets = Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(2, Arbitraries.just(0L)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.longs().between(1, 1 << 20)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.longs().between(0, 0xFFFFFFFFL)));
+                Tuple.of(2, Arbitraries.just(0L)),
+                Tuple.of(1, Arbitraries.longs().between(1, 1 << 20)),
+                Tuple.of(1, Arbitraries.longs().between(0, 0xFFFFFFFFL)));
         Arbitrary<int[]> ints = Arbitraries.integers().array(int[].class).ofSize(6);
         return Combinators.combine(types, Arbitraries.integers().between(minPayload, 300), offsets, ints,
                 Arbitraries.longs(), Arbitraries.integers().between(0, 3))

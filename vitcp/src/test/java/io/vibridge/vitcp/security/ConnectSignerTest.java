@@ -152,7 +152,7 @@ class ConnectSignerTest {
         ByteBuffer bb = signedRequest(new ConnectSigner(KEY, clock), "cli");
         int len = bb.capacity() - 3;
         long w = ConnectSigner.CLOCK_WINDOW_MILLIS;
-        assertThat(w).as("issue 29: a few seconds").isEqualTo(5_000);
+        assertThat(w).as("a few seconds").isEqualTo(5_000);
         // verifiers started before the signature, their clocks then moved to the time of the check
         TestClock c = new TestClock(T0 - w - 1);
         ConnectSigner verifier = new ConnectSigner(KEY, c);
@@ -168,7 +168,7 @@ class ConnectSignerTest {
     }
 
     /**
-     * Issue 29: the replay memory is in-process, so a verifier refuses what was signed before it started (a
+     * The replay memory is in-process, so a verifier refuses what was signed before it started (a
      * previous instance, before a restart, may have accepted it): IS 11. What is signed after it is accepted.
      */
     @Test
@@ -187,7 +187,7 @@ class ConnectSignerTest {
         assertThat(restarted.verify(signedRequest(signer, "cli"), 3, len)).isEqualTo(VerifyResult.OK);
     }
 
-    /** Issue 29: a flood of valid signatures from one client fills its share only (IS 14), not the others'. */
+    /** A flood of valid signatures from one client fills its share only (IS 14), not the others'. */
     @Test
     void oneClientsFloodLeavesRoomForOthers() {
         ConnectSigner signer = new ConnectSigner(KEY, clock);
@@ -225,7 +225,7 @@ class ConnectSignerTest {
     }
 
     /**
-     * VITCP-PROFILE §5, issue 12: Security Type 1 with a Security Length other than 40 is MALFORMED (IS 11),
+     * VITCP-PROFILE §5: Security Type 1 with a Security Length other than 40 is MALFORMED (IS 11),
      * even when its first 40 bytes hold a fresh timestamp and the correct HMAC; it is never signed.
      */
     @Test

@@ -40,7 +40,7 @@ class ReplayGuardTest {
         assertThat(g.size()).isEqualTo(50);
     }
 
-    /** Issue 29: expiry follows each entry's own timestamp, not the order of arrival. */
+    /** Expiry follows each entry's own timestamp, not the order of arrival. */
     @Test
     void expiryFollowsEachEntrysOwnTime() {
         ReplayGuard g = new ReplayGuard(2, 2);
@@ -51,7 +51,7 @@ class ReplayGuardTest {
         assertThat(g.admit(mac(1), null, 20_000, 3_000)).isEqualTo(ReplayGuard.Outcome.REPLAY);
     }
 
-    /** Issue 29: one client filling its share leaves room for the others. */
+    /** One client filling its share leaves room for the others. */
     @Test
     void aClientsShareIsBounded() {
         ReplayGuard g = new ReplayGuard(100, 10);

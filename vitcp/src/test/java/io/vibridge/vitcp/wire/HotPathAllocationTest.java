@@ -3,6 +3,7 @@ package io.vibridge.vitcp.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.management.ThreadMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
@@ -18,8 +19,8 @@ class HotPathAllocationTest {
 
     @Test
     void writeFrameAndWrapDoNotAllocatePerSegment() {
-        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean);
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assumeTrue(ManagementFactory.getThreadMXBean() instanceof ThreadMXBean);
+        ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         assumeTrue(mx.isThreadAllocatedMemorySupported() && mx.isThreadAllocatedMemoryEnabled());
         ByteBuffer bb = ByteBuffer.allocateDirect(2048);
         SegmentView view = new SegmentView();

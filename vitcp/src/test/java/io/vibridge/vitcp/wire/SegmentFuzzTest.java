@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -216,6 +217,6 @@ class SegmentFuzzTest {
     }
 
     private static String hex(byte[] b) {
-        return java.util.HexFormat.of().formatHex(b);
+        return HexFormat.of().formatHex(b);
     }
 }

@@ -207,7 +207,7 @@ class SegmentValidationTest {
     }
 
     /**
-     * VITCP-PROFILE §5, issue 12: the codec checks framing only. Security Type 1 with a Security Length other
+     * VITCP-PROFILE §5: the codec checks framing only. Security Type 1 with a Security Length other
      * than 40 (and Type 0 with information) decodes, for the security check to answer IS 11; the
      * information must still fit in the segment and be zero-padded to 4.
      */
@@ -343,7 +343,7 @@ class SegmentValidationTest {
         d.bytes()[0] = 9;
         assertThat(d.bytes()).containsExactly(1, 2);
         assertThat(d).isEqualTo(Discriminator.of(new byte[] {1, 2})).hasSameHashCodeAs(Discriminator.of(new byte[] {1, 2}));
-        assertThat(d.toString()).isEqualTo("0x0102");
+        assertThat(d.toString()).isEqualTo("hex:0102");
         assertThat(Discriminator.ofUtf8("svc").toString()).isEqualTo("\"svc\"");
         assertThat(Discriminator.of(new byte[0])).isSameAs(Discriminator.EMPTY);
     }

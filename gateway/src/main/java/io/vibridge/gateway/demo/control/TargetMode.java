@@ -19,7 +19,7 @@ public enum TargetMode {
     SOURCE("source"),
     /**
      * {@link #ECHO}, and every RDMA Write with immediate is answered too, by an empty Send carrying the
-     * same immediate (the behaviour of echo before issue 12): for a peer that waits for a completion of
+     * same immediate (what echo did in earlier versions): for a peer that waits for a completion of
      * each write on its own receive queue. The peer must keep a receive posted for each such answer.
      */
     ECHO_ACK_WRITES("echo-ack-writes");
@@ -66,7 +66,7 @@ public enum TargetMode {
                 return m;
             }
         }
-        throw new IllegalArgumentException("--mode must be " + names() + ", got '" + name + "'");
+        throw new IllegalArgumentException("must be " + names() + ", got '" + name + "'");
     }
 
     /** "echo, sink, source or echo-ack-writes". */

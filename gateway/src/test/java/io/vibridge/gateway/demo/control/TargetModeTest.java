@@ -29,7 +29,7 @@ class TargetModeTest {
         assertThat(TargetMode.fromCliName("ECHO_ACK_WRITES")).isEqualTo(TargetMode.ECHO_ACK_WRITES);
         assertThat(TargetMode.ECHO_ACK_WRITES.cliName()).isEqualTo("echo-ack-writes");
         assertThatThrownBy(() -> TargetMode.fromCliName("echo-ack")).hasMessage(
-                "--mode must be echo, sink, source or echo-ack-writes, got 'echo-ack'");
+                "must be echo, sink, source or echo-ack-writes, got 'echo-ack'");
     }
 
     @Test

@@ -39,11 +39,14 @@ import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.random.RandomGenerator;
+import java.util.random.RandomGeneratorFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,14 +81,14 @@ public final class SoftConnectionManager implements ConnectionManager {
      * Comm IDs and starting PSNs: a fast generator seeded once from SecureRandom (a SecureRandom call per
      * connection reads /dev/urandom under a lock). Used under the CM monitor.
      */
-    final java.util.random.RandomGenerator random =
-            java.util.random.RandomGeneratorFactory.of("L64X128MixRandom").create(new SecureRandom().nextLong());
+    final RandomGenerator random =
+            RandomGeneratorFactory.of("L64X128MixRandom").create(new SecureRandom().nextLong());
     private final Map<Long, Listener> listeners = new HashMap<>();
     final Map<Integer, CmConnection> byLocal = new HashMap<>();
     private final Map<RemoteKey, CmConnection> byRemote = new HashMap<>();
     /** Ids in TIMEWAIT by exit time, and the one timer serving them (guarded by the monitor). */
-    private final java.util.PriorityQueue<CmConnection> timewait =
-            new java.util.PriorityQueue<>((a, b) -> Long.compare(a.timewaitEnd - b.timewaitEnd, 0));
+    private final PriorityQueue<CmConnection> timewait =
+            new PriorityQueue<>((a, b) -> Long.compare(a.timewaitEnd - b.timewaitEnd, 0));
     private ScheduledFuture<?> timewaitTimer;
     private long timewaitTimerAt;
     private final Gid localGid;

@@ -12,6 +12,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
+import java.util.ArrayDeque;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -79,7 +80,7 @@ public final class RocePort implements PacketPort {
     /** Set while a consumer receives in {@link #pollInput} (guarded by {@link #receiving}): plain ACKs may wait. */
     private boolean consumerReceiving;
     /** QPs whose ACK waits for the next idle poll (guarded by {@link #receiving}; grows only past 16 at once). */
-    private final java.util.ArrayDeque<AckSender> waitingAcks = new java.util.ArrayDeque<>(16);
+    private final ArrayDeque<AckSender> waitingAcks = new ArrayDeque<>(16);
     private Inbound inbound;
     private volatile boolean closed;
 

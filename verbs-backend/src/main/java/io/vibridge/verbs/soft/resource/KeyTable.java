@@ -1,5 +1,6 @@
 package io.vibridge.verbs.soft.resource;
 
+import io.vibridge.verbs.VerbsException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -22,7 +23,7 @@ public final class KeyTable {
                 return slot << 8 | tags[slot];
             }
         }
-        throw new io.vibridge.verbs.VerbsException("out of memory keys (" + SLOTS + " regions)");
+        throw new VerbsException("out of memory keys (" + SLOTS + " regions)");
     }
 
     /** The region {@code key} names, or null; the transport checks its PD, rights and range. */

@@ -2,8 +2,11 @@ package io.vibridge.verbs.soft.transport;
 
 import io.vibridge.verbs.AsyncEvent;
 import io.vibridge.verbs.CompletionQueue;
+import io.vibridge.verbs.QpConnection;
+import io.vibridge.verbs.QpInfo;
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePair;
+import io.vibridge.verbs.QueuePairAccessHandler;
 import io.vibridge.verbs.ReceiveWorkRequest;
 import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.VerbsException;
@@ -46,7 +49,7 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
     final RcCompleter completer;
     final RcResponder responder;
     /** Takes every inbound RDMA WRITE/READ when set (cut-through); read by the receive thread. */
-    volatile io.vibridge.verbs.QueuePairAccessHandler accessHandler;
+    volatile QueuePairAccessHandler accessHandler;
 
     QpState state = QpState.INIT;
     /** Queued for the port's transmit thread (under the lock); {@link #txNext} links the queue. */
@@ -94,7 +97,7 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
 
     /** Out of band (no CM): the application's attributes, the peer's RoCE UDP port taken as ours. */
     @Override
-    public void connect(io.vibridge.verbs.QpConnection c) {
+    public void connect(QpConnection c) {
         connect(new RcAttributes(c.remote(), port.udpPort(), c.remoteQpn(), c.sendPsn(), c.receivePsn(),
                 Math.min(c.pathMtu(), port.maxPathMtu()), c.retryCount(), c.rnrRetryCount(), c.localAckTimeout(),
                 c.maxRdAtomic(), c.maxDestRdAtomic(), c.minRnrTimer()));
@@ -120,7 +123,7 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
     }
 
     @Override
-    public void setAccessHandler(io.vibridge.verbs.QueuePairAccessHandler handler) {
+    public void setAccessHandler(QueuePairAccessHandler handler) {
         accessHandler = handler;
     }
 
@@ -131,10 +134,10 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
 
     /** Everything {@code rdma res show qp} shows of an rxe QP, and this QP's own retry counts. */
     @Override
-    public synchronized io.vibridge.verbs.QpInfo info() {
+    public synchronized QpInfo info() {
         boolean connected = attrs != null;
-        long unknown = io.vibridge.verbs.QpInfo.UNKNOWN;
-        return new io.vibridge.verbs.QpInfo(qpn, state, connected ? destQpn : unknown,
+        long unknown = QpInfo.UNKNOWN;
+        return new QpInfo(qpn, state, connected ? destQpn : unknown,
                 connected ? requester.nextPsn() : unknown, connected ? responder.expectedPsn() : unknown, mtu,
                 requester.retransmissions(), completer.timeouts());
     }

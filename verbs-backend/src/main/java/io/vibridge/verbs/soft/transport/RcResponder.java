@@ -18,6 +18,7 @@ import io.vibridge.verbs.soft.wire.PacketWriter;
 import io.vibridge.verbs.soft.wire.Psn;
 import io.vibridge.verbs.soft.wire.Reth;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 
 /**
  * Responder of one RC QP (IB-WIRE-REFERENCE §4.3-§4.7): PSN check against ePSN (one sequence NAK per
@@ -58,7 +59,7 @@ final class RcResponder {
     private int wTotal;
     private ReadEntry[] reads = new ReadEntry[0];
     /** READs answered later (a handler's), oldest first; responses and ACKs after them wait (see {@link #sendAck}). */
-    private final java.util.ArrayDeque<DeferredRead> answering = new java.util.ArrayDeque<>();
+    private final ArrayDeque<DeferredRead> answering = new ArrayDeque<>();
     private boolean heldAck;
     private int heldSyndrome;
     private int heldPsn;

@@ -9,8 +9,8 @@ import io.vibridge.verbs.soft.resource.SoftMemoryRegion;
  * The receive queue of one QP: a ring that posters fill on their own threads without the QP's monitor,
  * and the responder empties from the head under it (the receive thread). A consumer reposting one receive
  * per completed SEND would otherwise contend with the receive thread, which holds the QP's monitor for every
- * packet: measured with JFR on the server of {@code VerbsBench} (64 KiB SENDs), one repost in ten blocked
- * on that monitor and the receive thread paid the wake-up.
+ * packet: reposts would block on that monitor and the receive thread pay their wake-ups (JFR shows it on the
+ * server of {@code VerbsBench}).
  *
  * <p>Posters serialize on this object's monitor (ibv_post_recv is thread-safe, one lock per RQ in rxe); the
  * head is written only under the QP's monitor. {@link #tail} and {@link #head} are volatile: a WQE's fields,

@@ -6,9 +6,9 @@ package io.vibridge.verbs.soft.transport;
  * RNR NAK in a row without progress and capped at {@code maxNanos} (never below the coded time).
  *
  * <p>Why a floor and a backoff: a responder whose consumer stopped taking messages (a VI/TCP client that
- * stopped reading) NAKs every retry, and at the gateway's code 12 (0.64 ms) each stalled QP cost about 600
- * retries a second on both sides, moving nothing (issue 29; verbs-backend README, "RNR waits"). Linux rxe floors the wait at one jiffy
- * ({@code rxe_comp.c: rnrnak_jiffies}, 1-4 ms); the backoff takes a stalled QP down to {@code 1 s / maxNanos}
+ * stopped reading) NAKs every retry, and at the gateway's code 12 (0.64 ms) each stalled QP costs hundreds of
+ * retries a second on both sides, moving nothing (verbs-backend README, "RNR waits"). Linux rxe floors the wait
+ * at one jiffy ({@code rxe_comp.c: rnrnak_jiffies}, 1-4 ms); the backoff takes a stalled QP down to {@code 1 s / maxNanos}
  * retries a second, while the first retry after a short gap still comes after the coded time.
  *
  * @param minNanos floor of every wait (0 = the coded time alone, as IBA)

@@ -5,11 +5,13 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.SocketOption;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
+import jdk.net.ExtendedSocketOptions;
 
 /** The portable socket: a {@link DatagramChannel}, one datagram per call. */
 final class NioUdpSocket implements UdpSocket {
@@ -28,7 +30,7 @@ final class NioUdpSocket implements UdpSocket {
         try {
             ch.setOption(StandardSocketOptions.SO_RCVBUF, bufferBytes);
             ch.setOption(StandardSocketOptions.SO_SNDBUF, bufferBytes);
-            ch.setOption(jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT, true);
+            ch.setOption(ExtendedSocketOptions.IP_DONTFRAGMENT, true);
             ch.bind(new InetSocketAddress(address, port));
             return new NioUdpSocket(ch);
         } catch (IOException | RuntimeException e) {
@@ -128,7 +130,7 @@ final class NioUdpSocket implements UdpSocket {
         return option(StandardSocketOptions.SO_SNDBUF);
     }
 
-    private int option(java.net.SocketOption<Integer> o) {
+    private int option(SocketOption<Integer> o) {
         try {
             return channel.getOption(o);
         } catch (IOException e) {

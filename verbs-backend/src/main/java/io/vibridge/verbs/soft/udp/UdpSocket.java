@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +42,7 @@ public sealed interface UdpSocket extends Closeable permits LinuxUdpSocket, NioU
             if (v == null) {
                 return AUTO;
             }
-            return switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
+            return switch (v.trim().toLowerCase(Locale.ROOT)) {
                 case "auto" -> AUTO;
                 case "on", "true" -> ON;
                 case "off", "false" -> OFF;

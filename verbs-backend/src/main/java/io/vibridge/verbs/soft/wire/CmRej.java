@@ -1,6 +1,7 @@
 package io.vibridge.verbs.soft.wire;
 
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.Objects;
 
 /**
@@ -74,7 +75,7 @@ public record CmRej(int localCommId, int remoteCommId, CmTargetMessage messageRe
         return "CmRej[localCommId=0x" + Integer.toHexString(localCommId) + ", remoteCommId=0x"
             + Integer.toHexString(remoteCommId) + ", messageRejected=" + messageRejected + ", reason=" + reason
             + (rejectReason() != null ? " (" + rejectReason() + ")" : "") + ", ari="
-            + java.util.HexFormat.of().formatHex(additionalRejectInfo) + ", privateData="
+            + HexFormat.of().formatHex(additionalRejectInfo) + ", privateData="
             + CmFields.hex(privateData) + "]";
     }
 }

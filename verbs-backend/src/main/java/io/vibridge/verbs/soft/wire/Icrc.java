@@ -20,7 +20,7 @@ import java.util.zip.CRC32;
  * sixteen basis vectors L(1 << i) are x^(8t) times each bit's CRC register (mod P, from two
  * 256-entry power tables and a multiply-by-x chain), Gauss-reduced; solving L(x) = CRC(0) XOR
  * trailer is then 16 XOR steps. Cost: no second pass over the packet (the ID-0 CRC is reused), 16
- * XORs, and a basis rebuild (about 0.4 us, WireBench) whenever the packet length differs from the
+ * XORs, and a basis rebuild (IcrcBench's anyIpIdBasisRebuild) whenever the packet length differs from the
  * previous fallback's. Price: the 16 ID bits absorb 16 of the 32 check bits, so a random corruption
  * passes with probability 2^-16 instead of 2^-32 (the IPv4 header checksum and, when the peer
  * sets one, the UDP checksum still apply below us; rxe sends UDP checksum 0).

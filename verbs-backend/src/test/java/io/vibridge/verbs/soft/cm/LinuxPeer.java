@@ -13,6 +13,7 @@ import io.vibridge.verbs.soft.wire.Opcode;
 import io.vibridge.verbs.soft.wire.PacketView;
 import io.vibridge.verbs.soft.wire.PacketWriter;
 import java.io.IOException;
+import java.net.DatagramPacket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
@@ -115,7 +116,7 @@ public final class LinuxPeer implements AutoCloseable {
         ByteBuffer in = ByteBuffer.allocate(8192);
         ch.configureBlocking(true);
         var s = ch.socket();
-        var p = new java.net.DatagramPacket(in.array(), in.capacity());
+        var p = new DatagramPacket(in.array(), in.capacity());
         try {
             s.receive(p);
         } catch (SocketTimeoutException e) {

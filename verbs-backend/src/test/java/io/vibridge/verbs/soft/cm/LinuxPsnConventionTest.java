@@ -41,6 +41,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.util.EnumSet;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -143,7 +144,7 @@ class LinuxPsnConventionTest {
             ProtectionDomain pd = dev.allocateProtectionDomain();
             cq = dev.createCompletionQueue(16);
             qp = pd.createQueuePair(QpInitAttributes.of(cq, 8));
-            mr = pd.registerMemory(ByteBuffer.allocateDirect(4096), java.util.EnumSet.of(Access.LOCAL_WRITE));
+            mr = pd.registerMemory(ByteBuffer.allocateDirect(4096), EnumSet.of(Access.LOCAL_WRITE));
             qp.postRecv(new ReceiveWorkRequest().set(1, mr, 0, 4096));
         }
 

@@ -7,16 +7,27 @@ import io.vibridge.verbs.MemoryRegion;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.QpConnection;
 import io.vibridge.verbs.QpInitAttributes;
+import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePair;
 import io.vibridge.verbs.QueuePairAccessHandler;
 import io.vibridge.verbs.ReceiveWorkRequest;
 import io.vibridge.verbs.ReadResponder;
+import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.verbs.WcStatus;
+import io.vibridge.verbs.WorkCompletion;
+import io.vibridge.verbs.WrOpcode;
 import io.vibridge.verbs.soft.TestDevices;
+import io.vibridge.verbs.soft.wire.Aeth;
+import io.vibridge.verbs.soft.wire.AethKind;
 import io.vibridge.verbs.soft.wire.Bth;
 import io.vibridge.verbs.soft.wire.Opcode;
+import io.vibridge.verbs.soft.wire.Reth;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -98,14 +109,14 @@ class RxeReadConventionTest {
             qp.connect(QpConnection.of(peer.address(), PEER_QPN, ourSq, OUR_RQ, MTU).withReadDepth(4, 4)
                     .withRetries(7, 7, 24));
             long va = 0x7000_0000L;
-            qp.postSend(new io.vibridge.verbs.SendWorkRequest()
-                    .set(9, io.vibridge.verbs.WrOpcode.RDMA_READ, sink, 0, 3 * MTU).remote(va, 0x55));
+            qp.postSend(new SendWorkRequest()
+                    .set(9, WrOpcode.RDMA_READ, sink, 0, 3 * MTU).remote(va, 0x55));
             ByteBuffer req = peer.receiveRc();
             assertThat(Opcode.lookup(Bth.opcode(req, 0))).isEqualTo(Opcode.RDMA_READ_REQUEST);
             assertThat(Bth.psn(req, 0)).isEqualTo(ourSq);
             byte[][] part = new byte[3][MTU];
             for (int i = 0; i < 3; i++) {
-                java.util.Arrays.fill(part[i], (byte) (i + 1));
+                Arrays.fill(part[i], (byte) (i + 1));
             }
             peer.sendReadResponse(Opcode.RDMA_READ_RESPONSE_FIRST, qp.qpNum(), ourSq, part[0]);
             peer.sendReadResponse(Opcode.RDMA_READ_RESPONSE_LAST, qp.qpNum(), ourSq + 2, part[2]); // Middle lost
@@ -113,18 +124,18 @@ class RxeReadConventionTest {
             ByteBuffer again = peer.receiveRc();
             assertThat(Opcode.lookup(Bth.opcode(again, 0))).isEqualTo(Opcode.RDMA_READ_REQUEST);
             assertThat(Bth.psn(again, 0)).isEqualTo(ourSq + 1);
-            assertThat(io.vibridge.verbs.soft.wire.Reth.virtualAddress(again, Bth.LENGTH)).isEqualTo(va + MTU);
-            assertThat(io.vibridge.verbs.soft.wire.Reth.dmaLength(again, Bth.LENGTH)).isEqualTo(2L * MTU);
+            assertThat(Reth.virtualAddress(again, Bth.LENGTH)).isEqualTo(va + MTU);
+            assertThat(Reth.dmaLength(again, Bth.LENGTH)).isEqualTo(2L * MTU);
             peer.sendReadResponse(Opcode.RDMA_READ_RESPONSE_MIDDLE, qp.qpNum(), ourSq + 1, part[1]);
             peer.sendReadResponse(Opcode.RDMA_READ_RESPONSE_LAST, qp.qpNum(), ourSq + 2, part[2]);
 
-            io.vibridge.verbs.WorkCompletion[] wc = {new io.vibridge.verbs.WorkCompletion()};
+            WorkCompletion[] wc = {new WorkCompletion()};
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (cq.poll(wc) == 0) {
                 assertThat(System.nanoTime()).as("the READ completes").isLessThan(end);
                 Thread.sleep(1);
             }
-            assertThat(wc[0].status).isEqualTo(io.vibridge.verbs.WcStatus.SUCCESS);
+            assertThat(wc[0].status).isEqualTo(WcStatus.SUCCESS);
             for (int i = 0; i < 3 * MTU; i++) {
                 assertThat(sink.buffer().get(i)).isEqualTo((byte) (i / MTU + 1));
             }
@@ -155,10 +166,10 @@ class RxeReadConventionTest {
             ByteBuffer nak = peer.receiveRc();
             assertThat(Opcode.lookup(Bth.opcode(nak, 0))).isEqualTo(Opcode.ACKNOWLEDGE);
             assertThat(Bth.psn(nak, 0)).isEqualTo(OUR_RQ + 1);
-            int syndrome = io.vibridge.verbs.soft.wire.Aeth.syndrome(nak, Bth.LENGTH);
-            assertThat(io.vibridge.verbs.soft.wire.Aeth.kind(syndrome)).isEqualTo(io.vibridge.verbs.soft.wire.AethKind.NAK);
-            assertThat(io.vibridge.verbs.soft.wire.Aeth.code(syndrome)).isEqualTo(io.vibridge.verbs.soft.wire.Aeth.INVALID_REQUEST);
-            assertThat(qp.state()).isEqualTo(io.vibridge.verbs.QpState.ERROR);
+            int syndrome = Aeth.syndrome(nak, Bth.LENGTH);
+            assertThat(Aeth.kind(syndrome)).isEqualTo(AethKind.NAK);
+            assertThat(Aeth.code(syndrome)).isEqualTo(Aeth.INVALID_REQUEST);
+            assertThat(qp.state()).isEqualTo(QpState.ERROR);
         }
     }
 
@@ -177,8 +188,8 @@ class RxeReadConventionTest {
         return qp;
     }
 
-    private static java.util.List<String> opcodesAndPsns(LinuxPeer peer, int n) throws Exception {
-        java.util.List<String> out = new java.util.ArrayList<>();
+    private static List<String> opcodesAndPsns(LinuxPeer peer, int n) throws Exception {
+        List<String> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             ByteBuffer p = peer.receiveRc();
             out.add(Opcode.lookup(Bth.opcode(p, 0)) + "@" + Bth.psn(p, 0));

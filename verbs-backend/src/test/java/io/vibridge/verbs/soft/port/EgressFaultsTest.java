@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /** Fault injection without a socket: a recording sender and a hold timer the test runs by hand. */
@@ -128,7 +129,7 @@ class EgressFaultsTest {
             pkt.put(0, (byte) i);
             again.send(sender, pkt, 0, 40, TO, 0);
         }
-        assertThat(sent).isEqualTo(first).isNotEqualTo(java.util.stream.IntStream.range(0, 200).boxed().toList());
+        assertThat(sent).isEqualTo(first).isNotEqualTo(IntStream.range(0, 200).boxed().toList());
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.vibridge.verbs.soft.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.management.ThreadMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
@@ -15,9 +16,9 @@ class AllocationTest {
 
     @Test
     void perPacketPathDoesNotAllocate() {
-        java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "no allocation counter on this JVM");
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) bean;
+        var bean = ManagementFactory.getThreadMXBean();
+        assumeTrue(bean instanceof ThreadMXBean, "no allocation counter on this JVM");
+        ThreadMXBean mx = (ThreadMXBean) bean;
         assumeTrue(mx.isThreadAllocatedMemorySupported());
         mx.setThreadAllocatedMemoryEnabled(true);
 

@@ -3,6 +3,7 @@ package io.vibridge.verbs.soft.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -231,11 +232,11 @@ class HeadersTest {
         assertThat(g.toBytes()).isEqualTo(Hex.bytes("00000000000000000000ffffc0a8010a"));
         assertThat(g.isIpv4Mapped()).isTrue();
         assertThat(g.ipv4()).isEqualTo(0xC0A8_010A);
-        assertThat(g.toInetAddress()).isEqualTo(java.net.InetAddress.getByName("192.168.1.10"));
-        assertThat(Gid.of(java.net.InetAddress.getByName("192.168.1.10"))).isEqualTo(g);
-        Gid v6 = Gid.of(java.net.InetAddress.getByName("fd00::2"));
+        assertThat(g.toInetAddress()).isEqualTo(InetAddress.getByName("192.168.1.10"));
+        assertThat(Gid.of(InetAddress.getByName("192.168.1.10"))).isEqualTo(g);
+        Gid v6 = Gid.of(InetAddress.getByName("fd00::2"));
         assertThat(v6.isIpv4Mapped()).isFalse();
-        assertThat(v6.toInetAddress()).isEqualTo(java.net.InetAddress.getByName("fd00::2"));
+        assertThat(v6.toInetAddress()).isEqualTo(InetAddress.getByName("fd00::2"));
         assertThat(v6.toString()).isEqualTo("fd00:0:0:0:0:0:0:2");
         ByteBuffer b = ByteBuffer.allocate(20);
         Gid.writeIpv4Mapped(b, 2, 0x7F00_0002);

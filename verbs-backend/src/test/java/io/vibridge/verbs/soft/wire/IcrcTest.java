@@ -1,11 +1,15 @@
 package io.vibridge.verbs.soft.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.util.Random;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 
@@ -206,7 +210,7 @@ class IcrcTest {
         assertThat(icrc.verifyIpv4(1, 2, 3, 4791, b, 0, 15, true)).isEqualTo(IcrcCheck.INVALID);
         assertThat(icrc.verifyAnyIpId(1, 2, 3, 4791, b, 0, 0)).isEqualTo(-1);
         assertThat(icrc.verifyIpv6(Gid.ZERO, Gid.ZERO, 3, 4791, b, 0, 8)).isEqualTo(IcrcCheck.INVALID);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> icrc.computeIpv4(1, 2, 3, 4791, b, 0, 15))
+        assertThatThrownBy(() -> icrc.computeIpv4(1, 2, 3, 4791, b, 0, 15))
             .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -224,9 +228,9 @@ class IcrcTest {
         assertThat(Icrc.x8nModP(65535)).isEqualTo(Icrc.multModP(Icrc.x8nModP(65535 - 1300), Icrc.x8nModP(1300)));
     }
 
-    @net.jqwik.api.Provide
-    net.jqwik.api.Arbitrary<byte[]> datagrams() {
-        return net.jqwik.api.Arbitraries.longs().map(seed -> randomDatagram(new Random(seed)));
+    @Provide
+    Arbitrary<byte[]> datagrams() {
+        return Arbitraries.longs().map(seed -> randomDatagram(new Random(seed)));
     }
 
     /** A random IPv4 RoCE datagram (ID random, DF) with a correct reference ICRC trailer. */

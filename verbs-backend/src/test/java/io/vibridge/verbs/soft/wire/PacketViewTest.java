@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Random;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -48,7 +50,7 @@ class PacketViewTest {
     void writerReproducesVectorB() {
         byte[] expected = IcrcTest.VECTOR_B;
         ByteBuffer out = ByteBuffer.allocate(64);
-        byte[] hello = "Hello, RoCE!".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] hello = "Hello, RoCE!".getBytes(StandardCharsets.US_ASCII);
         int len = writer.begin(out, 0, Opcode.SEND_ONLY, false, 0xFFFF, 0x11, true, 1, hello.length)
             .payload(hello, 0).finish();
         new Icrc().sealIpv4(0x0A00_0001, 0x0A00_0002, 0xC123, 4791, out, 0, len);
@@ -56,8 +58,8 @@ class PacketViewTest {
         // check the trailer against the ID-0 reference.
         byte[] got = new byte[len];
         out.get(0, got);
-        byte[] exp = java.util.Arrays.copyOfRange(expected, 28, expected.length);
-        assertThat(java.util.Arrays.copyOf(got, len - 4)).isEqualTo(java.util.Arrays.copyOf(exp, len - 4));
+        byte[] exp = Arrays.copyOfRange(expected, 28, expected.length);
+        assertThat(Arrays.copyOf(got, len - 4)).isEqualTo(Arrays.copyOf(exp, len - 4));
         byte[] dgram = expected.clone();
         dgram[4] = 0;
         dgram[5] = 0;

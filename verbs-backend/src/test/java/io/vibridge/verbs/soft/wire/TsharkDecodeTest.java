@@ -10,8 +10,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -226,7 +228,7 @@ class TsharkDecodeTest {
         int len = rc(Opcode.RDMA_WRITE_FIRST, 0x22, 1, false, 0, b).reth(1, 2, 3).finish();
         byte[] p = new byte[len];
         b.get(0, p);
-        pcap.add(A, B, 0xC001, java.util.Arrays.copyOf(p, 20)); // BTH + 8 bytes of RETH
+        pcap.add(A, B, 0xC001, Arrays.copyOf(p, 20)); // BTH + 8 bytes of RETH
         Path file = dir.resolve("bad.pcap");
         pcap.write(file);
         String[] r = run(file).get(0);
@@ -300,7 +302,7 @@ class TsharkDecodeTest {
     @Test
     void cmBitFieldsAgreeWithWireshark() throws Exception {
         assumeTrue(tshark != null, "tshark is not installed");
-        java.util.Random rnd = new java.util.Random(0xC0FFEE);
+        Random rnd = new Random(0xC0FFEE);
         List<CmMessage> sent = new ArrayList<>();
         for (int i = 0; i < 24; i++) {
             CmMessage m = switch (i % 4) {
@@ -429,7 +431,7 @@ class TsharkDecodeTest {
         }
 
         String text(String field) {
-            int i = java.util.Arrays.asList(CM_FIELDS).indexOf(field);
+            int i = Arrays.asList(CM_FIELDS).indexOf(field);
             if (i < 0) {
                 throw new IllegalArgumentException(field);
             }
