@@ -1,5 +1,6 @@
 package io.vibridge.cm.route;
 
+import io.vibridge.vitcp.wire.Discriminator;
 import java.util.Objects;
 
 /**
@@ -37,5 +38,10 @@ public record Route(Discriminator discriminator, Kind kind, RouteTarget target) 
     /** A prefix route for a discriminator given as configuration text. */
     public static Route prefix(String discriminator, RouteTarget target) {
         return new Route(Discriminator.parse(discriminator), Kind.PREFIX, target);
+    }
+
+    /** The route's discriminator as configuration text ({@code hex:...} when not printable), for logs and views. */
+    public String name() {
+        return discriminator.toString();
     }
 }

@@ -1,6 +1,7 @@
 package io.vibridge.cm.route;
 
 import com.typesafe.config.Config;
+import io.vibridge.vitcp.wire.Discriminator;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;

@@ -8,6 +8,7 @@ import com.typesafe.config.ConfigValueType;
 import io.vibridge.cm.hello.FlowControl;
 import io.vibridge.cm.serviceid.RdmaPortSpace;
 import io.vibridge.cm.serviceid.ServiceIdScheme;
+import io.vibridge.vitcp.wire.Discriminator;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Locale;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vibridge.cm.hello.FlowControl;
 import io.vibridge.cm.serviceid.ServiceIdScheme;
+import io.vibridge.vitcp.wire.Discriminator;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;

@@ -441,7 +441,7 @@ public final class BridgedConnection implements FrontEnd.Host {
         TargetLeg l = leg; // read from the admin server's thread: null until the route is known
         Route r = route;
         return new ConnectionInfo(id, clientAddress.getHostAddress() + ":" + clientPort,
-                r == null ? "" : r.discriminator().toString(), r == null ? "" : TargetLeg.targetName(r), phase.name(),
+                r == null ? "" : r.name(), r == null ? "" : TargetLeg.targetName(r), phase.name(),
                 socket.bytesIn(), socket.bytesOut(), openedAtMillis, front.protocol().label(),
                 l == null ? null : l.side.qpInfo());
     }

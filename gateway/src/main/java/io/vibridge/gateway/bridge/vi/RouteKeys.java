@@ -1,10 +1,10 @@
 package io.vibridge.gateway.bridge.vi;
 
-import io.vibridge.cm.route.Discriminator;
 import io.vibridge.gateway.config.GatewayConfig;
 import io.vibridge.vitcp.engine.ConnectSecurity;
 import io.vibridge.vitcp.provider.HmacConnectSecurity;
 import io.vibridge.vitcp.security.ConnectSigner;
+import io.vibridge.vitcp.wire.Discriminator;
 import java.net.InetAddress;
 import java.time.InstantSource;
 import java.util.HashMap;
