@@ -21,6 +21,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,10 +30,10 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 29, 6: a second Connect Request on one VI/TCP connection, while the gateway still sets up the
- * target side for the first, is a protocol error (VITCP-PROFILE §9.8: a broken segment sequence closes TCP
- * without a report). The target's later CM Established must not meet a closed engine: before the fix it
- * did, and Vert.x logged an ERROR with the IllegalStateException's stack trace (BridgedConnection:261).
+ * A second Connect Request on one VI/TCP connection, while the gateway still sets up the target side for the
+ * first, is a protocol error (VITCP-PROFILE §9.8: a broken segment sequence closes TCP without a report). The
+ * target's later CM Established must not meet a closed engine, which would throw an IllegalStateException
+ * that Vert.x logs as an ERROR with its stack trace.
  */
 class DoubleConnectRequestTest {
     static EchoTarget target;
@@ -59,9 +61,9 @@ class DoubleConnectRequestTest {
     }
 
     /** The lines logged so far (ListAppender appends under its own lock: AppenderBase.doAppend). */
-    private static java.util.List<ILoggingEvent> lines() {
+    private static List<ILoggingEvent> lines() {
         synchronized (logs) {
-            return new java.util.ArrayList<>(logs.list);
+            return new ArrayList<>(logs.list);
         }
     }
 
@@ -92,8 +94,8 @@ class DoubleConnectRequestTest {
 
     @Test
     void secondConnectRequestIsAProtocolErrorWithOneLineAndNoStackTrace() throws Exception {
-        // the second request lands before, during or after the CM round trip of the first (a few ms on loopback):
-        // the ERROR came when it was handled between the target's CM REP and the Established event
+        // the second request lands before, during or after the CM round trip of the first (delays of 0 to 4 ms):
+        // the ERROR would come from one handled between the target's CM REP and the Established event
         int rounds = 160;
         for (int i = 0; i < rounds; i++) {
             try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", gateway.port()))) {

@@ -10,12 +10,14 @@ import io.vibridge.gateway.ib.FlowC0Channel;
 import io.vibridge.verbs.AcceptParams;
 import io.vibridge.verbs.Access;
 import io.vibridge.verbs.CmEvent;
+import io.vibridge.verbs.CmId;
 import io.vibridge.verbs.CompletionQueue;
 import io.vibridge.verbs.ConnectionManager;
 import io.vibridge.verbs.DeviceConfig;
 import io.vibridge.verbs.MemoryRegion;
 import io.vibridge.verbs.ProtectionDomain;
 import io.vibridge.verbs.QpInitAttributes;
+import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.QueuePair;
 import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.Verbs;
@@ -29,10 +31,13 @@ import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
+import java.util.zip.CRC32C;
 
 /**
  * A minimal InfiniBand-side service for the gateway's tests, written against the verbs SPI only:
@@ -62,7 +67,7 @@ final class EchoTarget implements AutoCloseable {
     final AtomicInteger disconnects = new AtomicInteger();
     /** CUTS commands received; each waits for {@link #cutsGate} (if set) before its SEND and WRITE. */
     final AtomicInteger cutsArrived = new AtomicInteger();
-    volatile java.util.concurrent.CountDownLatch cutsGate;
+    volatile CountDownLatch cutsGate;
     /** Successful RDMA WRITE completions (cut-through writes acknowledged by the gateway). */
     final AtomicInteger writesDone = new AtomicInteger();
     /** Successful CUTQ RDMA READs. */
@@ -80,7 +85,7 @@ final class EchoTarget implements AutoCloseable {
     }
 
     /** {@code tweak} adjusts the soft device's configuration (options such as {@code min-rnr-wait-us}). */
-    EchoTarget(String address, int port, int bufs, int recvSize, java.util.function.UnaryOperator<DeviceConfig> tweak) {
+    EchoTarget(String address, int port, int bufs, int recvSize, UnaryOperator<DeviceConfig> tweak) {
         this.port = port;
         this.bufs = bufs;
         this.recvSize = recvSize;
@@ -160,9 +165,9 @@ final class EchoTarget implements AutoCloseable {
         final WorkCompletion[] wcs = new WorkCompletion[16];
         final SendWorkRequest swr = new SendWorkRequest();
         final ArrayDeque<int[]> pending = new ArrayDeque<>(); // {slot, len, hasImm, imm}
-        final io.vibridge.verbs.CmId id;
+        final CmId id;
 
-        Conn(boolean fc0, Hello hello, io.vibridge.verbs.CmId id) {
+        Conn(boolean fc0, Hello hello, CmId id) {
             this.id = id;
             cq = device.createCompletionQueue(4 * bufs + 8);
             qp = pd.createQueuePair(new QpInitAttributes(cq, cq, 2 * bufs + 4, bufs + 1));
@@ -184,7 +189,7 @@ final class EchoTarget implements AutoCloseable {
         static final long READ_BASE = 1L << 40;
 
         void floodOne() {
-            if (qp.state() != io.vibridge.verbs.QpState.RTS) {
+            if (qp.state() != QpState.RTS) {
                 return;
             }
             swr.set(FLOOD, WrOpcode.SEND, mr, 0, Math.min(65536, recvSize)).signaled(true);
@@ -228,7 +233,7 @@ final class EchoTarget implements AutoCloseable {
             }
             if (wc.opcode == WcOpcode.RDMA_READ) {
                 int s2 = (int) (wc.wrId - READ_BASE);
-                java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+                CRC32C crc = new CRC32C();
                 crc.update(rdma.buffer().duplicate().position(0).limit(wc.byteLength));
                 mr.buffer().putLong(s2 * recvSize + channel.headroom(), crc.getValue());
                 pending.add(new int[] {s2, 8, 0, 0});
@@ -280,7 +285,7 @@ final class EchoTarget implements AutoCloseable {
                 boolean read = b.getInt(off) == CUT_SEND_THEN_READ;
                 // command: the echo SEND first, then an RDMA WRITE of the pattern to the client's memory
                 cutsArrived.incrementAndGet();
-                java.util.concurrent.CountDownLatch gate = cutsGate;
+                CountDownLatch gate = cutsGate;
                 if (gate != null) {
                     try {
                         gate.await(); // the test blocks the gateway's event loop meanwhile

@@ -5,14 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vibridge.gateway.server.GatewayServer;
+import io.vibridge.vitcp.engine.Status;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.ViException;
 import io.vibridge.vitcp.provider.ViNic;
+import io.vibridge.vitcp.provider.ViState;
 import io.vibridge.vitcp.wire.IsCode;
 import io.vibridge.vitcp.wire.Encapsulation;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -244,7 +249,7 @@ class EndToEndTest {
                 assertThat(tap.clientTypes().stream().filter(t -> t <= 2 || t >= 9).toList()).isEqualTo(expected);
                 assertThat(tap.types()).as("gateway -> client").noneMatch(t -> t >= 9);
             }
-            assertThat(c.vi.state()).isEqualTo(io.vibridge.vitcp.provider.ViState.CONNECTED);
+            assertThat(c.vi.state()).isEqualTo(ViState.CONNECTED);
         }
     }
 
@@ -291,7 +296,7 @@ class EndToEndTest {
         awaitTrue(() -> TestSupport.crc(target.rdma.buffer(), (int) (addr - target.rdma.address()), len) == crc);
     }
 
-    static void awaitTrue(java.util.function.BooleanSupplier s) throws InterruptedException {
+    static void awaitTrue(BooleanSupplier s) throws InterruptedException {
         long end = System.nanoTime() + T.toNanos();
         while (!s.getAsBoolean()) {
             if (System.nanoTime() > end) {
@@ -321,9 +326,9 @@ class EndToEndTest {
             int len = 10_000;
             int writesBefore = target.writesDone.get();
             int arrivedBefore = target.cutsArrived.get();
-            var targetGate = new java.util.concurrent.CountDownLatch(1);
-            var loopGate = new java.util.concurrent.CountDownLatch(1);
-            var loopBlocked = new java.util.concurrent.CountDownLatch(1);
+            var targetGate = new CountDownLatch(1);
+            var loopGate = new CountDownLatch(1);
+            var loopBlocked = new CountDownLatch(1);
             target.cutsGate = targetGate;
             try {
                 int at = c.sendArea(0);
@@ -335,12 +340,12 @@ class EndToEndTest {
                 bridge.vertxContext().runOnContext(v -> {
                     loopBlocked.countDown();
                     try {
-                        loopGate.await(T.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+                        loopGate.await(T.toSeconds(), TimeUnit.SECONDS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
                 });
-                assertThat(loopBlocked.await(T.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                assertThat(loopBlocked.await(T.toSeconds(), TimeUnit.SECONDS)).isTrue();
                 targetGate.countDown(); // the target posts its SEND, then its WRITE
                 // accepted (acknowledged) at once although the bridge has not polled the SEND yet: nothing is
                 // refused for order any more (a refusal cost the target a retransmission timeout)
@@ -380,9 +385,9 @@ class EndToEndTest {
             int len = 5_000;
             int readsBefore = target.readsDone.get();
             int arrivedBefore = target.cutsArrived.get();
-            var targetGate = new java.util.concurrent.CountDownLatch(1);
-            var loopGate = new java.util.concurrent.CountDownLatch(1);
-            var loopBlocked = new java.util.concurrent.CountDownLatch(1);
+            var targetGate = new CountDownLatch(1);
+            var loopGate = new CountDownLatch(1);
+            var loopBlocked = new CountDownLatch(1);
             target.cutsGate = targetGate;
             try {
                 int at = c.sendArea(0);
@@ -394,12 +399,12 @@ class EndToEndTest {
                 bridge.vertxContext().runOnContext(v -> {
                     loopBlocked.countDown();
                     try {
-                        loopGate.await(T.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+                        loopGate.await(T.toSeconds(), TimeUnit.SECONDS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
                 });
-                assertThat(loopBlocked.await(T.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                assertThat(loopBlocked.await(T.toSeconds(), TimeUnit.SECONDS)).isTrue();
                 targetGate.countDown(); // the target posts its SEND, then its READ
                 awaitTrue(() -> bridge.cutThroughQueued() > 0); // the READ reached the gateway behind the SEND
             } finally {
@@ -428,12 +433,11 @@ class EndToEndTest {
             Descriptor d = c.vi.sendWait(T);
             if (level == ReliabilityLevel.RELIABLE_RECEPTION) {
                 // reported: VI Error Type 1 (RDMA protection) for exactly this message
-                assertThat(d.status() & io.vibridge.vitcp.engine.Status.RDMA_PROT_ERROR).as(
-                        io.vibridge.vitcp.engine.Status.describe(d.status())).isNotZero();
+                assertThat(d.status() & Status.RDMA_PROT_ERROR).as(Status.describe(d.status())).isNotZero();
             } else if (level == ReliabilityLevel.RELIABLE_DELIVERY) {
                 assertThat(d.isError()).isFalse(); // complete once handed to TCP; the connection then closes
             }
-            awaitTrue(() -> c.vi.state() != io.vibridge.vitcp.provider.ViState.CONNECTED);
+            awaitTrue(() -> c.vi.state() != ViState.CONNECTED);
         }
     }
 

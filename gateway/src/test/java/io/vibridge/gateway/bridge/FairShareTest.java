@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 29, 5: one client address gets a share of {@code limits.max-connections} by default (1/8), so it cannot
+ * One client address gets a share of {@code limits.max-connections} by default (1/8), so it cannot
  * exhaust the gateway or its target for everyone else; each refusal names the limit it hit, in the log line, in
  * {@code vibridge_connections_limited_total{limit}} and, for iWARP, in the MPA Reject's private data.
  */
@@ -55,9 +55,9 @@ class FairShareTest {
     }
 
     /** The lines logged so far (ListAppender appends under its own lock: AppenderBase.doAppend). */
-    private static java.util.List<ILoggingEvent> lines() {
+    private static List<ILoggingEvent> lines() {
         synchronized (logs) {
-            return new java.util.ArrayList<>(logs.list);
+            return new ArrayList<>(logs.list);
         }
     }
 

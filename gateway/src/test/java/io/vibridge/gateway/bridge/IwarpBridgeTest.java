@@ -7,6 +7,7 @@ import io.vibridge.gateway.server.GatewayServer;
 import io.vibridge.gateway.tools.IwarpClient;
 import io.vibridge.iwarp.mpa.MpaFrame;
 import io.vibridge.iwarp.mpa.MpaKey;
+import io.vibridge.iwarp.wire.RdmapOpcode;
 import io.vibridge.iwarp.wire.TerminateCode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -163,7 +164,7 @@ class IwarpBridgeTest {
             c.send(new byte[] {1, 2, 3});
             assertThat(c.awaitSend(T)).containsExactly(1, 2, 3);
             // a Send whose CRC is wrong: the gateway must not forward it, and ends the stream with a Terminate
-            ByteBuffer b = ByteBuffer.allocate(c.engine.length(io.vibridge.iwarp.wire.RdmapOpcode.SEND, 8));
+            ByteBuffer b = ByteBuffer.allocate(c.engine.length(RdmapOpcode.SEND, 8));
             c.engine.send(b, ByteBuffer.wrap(new byte[8]), 0, 8, false, 0);
             b.put(b.position() - 1, (byte) (b.get(b.position() - 1) ^ 1));
             b.flip();

@@ -3,12 +3,15 @@ package io.vibridge.gateway.bridge;
 import static io.vibridge.gateway.bridge.TestSupport.T;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.PooledByteBufAllocator;
 import io.vibridge.gateway.server.GatewayServer;
 import io.vibridge.verbs.soft.FaultConfig;
 import io.vibridge.verbs.soft.SoftDevice;
 import io.vibridge.vitcp.provider.Descriptor;
 import io.vibridge.vitcp.provider.ViNic;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
+import java.nio.ByteBuffer;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -80,8 +83,7 @@ class LossyTransferTest {
                         BYTES >> 20, secs, (BYTES >> 20) / secs, g.device().counters().retransmissions());
                 assertThat(target.received.get()).isEqualTo(messages);
                 // output buffers go back to Netty's pool (a leak would hold about the bytes sent)
-                assertThat(io.netty.buffer.PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory())
-                        .isLessThan(32L << 20);
+                assertThat(PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory()).isLessThan(32L << 20);
                 if (DROP > 0) {
                     assertThat(g.device().counters().faultDrops()).isGreaterThan(0);
                 }
@@ -95,8 +97,8 @@ class LossyTransferTest {
     }
 
     private static long expectedCrc(long seq) {
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(MSG);
-        java.util.Random r = new java.util.Random(seq);
+        ByteBuffer b = ByteBuffer.allocate(MSG);
+        Random r = new Random(seq);
         for (int i = 0; i < MSG; i++) {
             b.put(i, (byte) r.nextInt());
         }

@@ -18,7 +18,9 @@ import io.vibridge.vitcp.wire.ReliabilityLevel;
 import io.vibridge.vitcp.wire.SegmentHeader;
 import io.vibridge.vitcp.wire.SegmentType;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
@@ -31,7 +33,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 29, the hostile-client suite of connection setup, per front end (VI/TCP, RDMA/TCP, iWARP): clients
+ * The hostile-client suite of connection setup, per front end (VI/TCP, RDMA/TCP, iWARP): clients
  * that connect and send only a header claiming the largest segment, frame or MPA Request, then nothing. The
  * connections in setup stay within {@code limits.max-pending} and {@code max-pending-per-client} (the rest
  * closed at accept and counted by reason), the setup timeout closes the ones held, and a healthy client
@@ -140,7 +142,7 @@ class PendingFloodTest {
         ch.socket().setSoTimeout((int) T.toMillis());
         try {
             return ch.socket().getInputStream().read(new byte[64]) < 0;
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
             return false;
         } catch (IOException e) {
             return true; // reset
@@ -226,7 +228,7 @@ class PendingFloodTest {
         try {
             EndToEndTest.awaitTrue(() -> count("vibridge.connections.refused", fe, "pending_per_client") - before
                     == 2 * PER_CLIENT);
-            assertThat(gateway.admission().pending(java.net.InetAddress.ofLiteral("127.0.29.77"))).isEqualTo(PER_CLIENT);
+            assertThat(gateway.admission().pending(InetAddress.ofLiteral("127.0.29.77"))).isEqualTo(PER_CLIENT);
             assertNewClientWorks(fe); // another address: not refused
             assertGoodClientStillWorks();
         } finally {

@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.util.Locale;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -114,7 +115,7 @@ class RdmaTcpListenerTest {
 
     private static double count(FrameCheck c) {
         try {
-            String tag = c.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+            String tag = c.name().toLowerCase(Locale.ROOT).replace('_', '-');
             return value(get(gateway.adminPort(), "/metrics"), "vibridge_rdmatcp_frame_errors_total{check=\"" + tag + "\"}");
         } catch (Exception e) {
             return -1;

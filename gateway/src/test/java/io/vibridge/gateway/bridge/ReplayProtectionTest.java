@@ -28,7 +28,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 29, finding 4: signed Connect Requests (VITCP-PROFILE §5) against a restart, a flood of valid signatures
+ * Signed Connect Requests (VITCP-PROFILE §5) against a restart, a flood of valid signatures
  * from one client, and a full replay memory, over real sockets. The client is hand-driven so that it can send
  * the very same signed bytes twice.
  */

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.PooledByteBufAllocator;
 import io.vibridge.gateway.server.GatewayServer;
+import io.vibridge.vitcp.wire.SegmentHeader;
+import io.vibridge.vitcp.wire.SegmentType;
+import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,8 +30,7 @@ class SlowReaderTest {
                 // ask the target to RDMA WRITE 8 MiB into "our" memory, 6 times: 48 MiB, far more than the
                 // loopback TCP buffers between the gateway and this client can absorb, so refusals must happen
                 for (int i = 0; i < 6; i++) {
-                    java.nio.ByteBuffer s = r.segment(io.vibridge.vitcp.wire.SegmentType.SEND,
-                            io.vibridge.vitcp.wire.SegmentHeader.FLAG_END_OF_MESSAGE, 20, 0, r.msg++);
+                    ByteBuffer s = r.segment(SegmentType.SEND, SegmentHeader.FLAG_END_OF_MESSAGE, 20, 0, r.msg++);
                     s.putInt(24, EchoTarget.CUT_WRITE).putLong(28, 0x1000_0000L + ((long) i << 23)).putInt(36, 5)
                             .putInt(40, 8 << 20);
                     r.write(s.clear());

@@ -4,6 +4,7 @@ import static io.vibridge.gateway.bridge.TestSupport.T;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.vitcp.provider.Descriptor;
+import io.vibridge.vitcp.provider.ViException;
 import io.vibridge.vitcp.provider.ViNic;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import io.vibridge.vitcp.wire.SegmentHeader;
@@ -17,6 +18,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -31,13 +33,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Issue 29, the proof that out of memory is not reachable from the network: {@code vibridge gateway} in a
- * JVM of its own with a 96 MiB heap ({@code -XX:+ExitOnOutOfMemoryError}, as the image runs it) and the
- * demo route's settings, under 3,000 connections that each send a 24-byte Connect Request header claiming
- * 65,535 bytes and nothing more. At the old rate (about 69 KB of heap each) they needed some 200 MB; a
- * healthy client keeps pinging through the gateway meanwhile and after. Once with the default pending
- * bounds (most are closed at accept) and once with the bounds lifted so that all 3,000 are held (the
- * readers alone must keep each at what it sent).
+ * The proof that out of memory is not reachable from the network: {@code vibridge gateway} in a JVM of its own with
+ * a 96 MiB heap ({@code -XX:+ExitOnOutOfMemoryError}, as the image runs it) and the demo route's settings, under
+ * 3,000 connections that each send a 24-byte Connect Request header claiming 65,535 bytes and nothing more. Buffers
+ * sized by the length claimed would need some 200 MB, twice the heap; a healthy client keeps pinging through the
+ * gateway meanwhile and after. Once with the default pending bounds (most are closed at accept) and once with the
+ * bounds lifted so that all 3,000 are held (the readers alone must keep each at what it sent).
  */
 class SmallHeapFloodTest {
     static final int FLOOD = 3000;
@@ -131,7 +132,7 @@ class SmallHeapFloodTest {
         }
     }
 
-    private static TestSupport.Client connectWithin(ViNic nic, int port, java.time.Duration within)
+    private static TestSupport.Client connectWithin(ViNic nic, int port, Duration within)
             throws InterruptedException {
         long end = System.nanoTime() + within.toNanos();
         while (true) {
@@ -139,7 +140,7 @@ class SmallHeapFloodTest {
             try {
                 c.connect(port, "demo");
                 return c;
-            } catch (io.vibridge.vitcp.provider.ViException e) {
+            } catch (ViException e) {
                 c.close();
                 if (System.nanoTime() > end) {
                     throw e;

@@ -8,11 +8,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Issue 29's stalled-reader load through the gateway, in one JVM: a target that floods every connection with
+ * The stalled-reader load through the gateway, in one JVM: a target that floods every connection with
  * 64 KiB SENDs (FlowC 1), the gateway, and {@code n} VI/TCP clients that connect and never read. Once the flood
  * has stopped, prints the process's CPU (gateway, target and idle clients; {@code /proc/self/stat}) and the RNR
- * NAKs a second over 10 s. {@code 0ms 0ms} gives the coded time alone (the behaviour before issue 29) on both the
- * gateway and the target:
+ * NAKs a second over 10 s (verbs-backend README, "RNR waits"). {@code 0ms 0ms} gives the coded time alone (no
+ * floor, no backoff) on both the gateway and the target:
  *
  * <pre>java -cp gateway/target/test-classes:$(cat gateway/target/runtime-classpath.txt) \
  *     io.vibridge.gateway.bridge.StalledReaderLoad 50 1ms 100ms</pre>

@@ -7,12 +7,12 @@ import io.vibridge.verbs.DeviceCounters;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 29, finding 3, through the gateway: a client that stops reading while the target floods it (FlowC 1,
- * the route default) leaves the target's SENDs in RNR retry once the gateway's receive slots wait for the
- * client. With the coded time alone (code 12, 0.64 ms) that was about 1,500 retries a second per connection on
- * each side; with the floor and the backoff (infiniband.min-rnr-wait, max-rnr-wait; the target's soft device
- * has the same defaults) a stalled connection retries about 10 times a second. The window is measured, so a
- * slow host only lowers the count.
+ * A stalled reader through the gateway: a client that stops reading while the target floods it (FlowC 1, the
+ * route default) leaves the target's SENDs in RNR retry once the gateway's receive slots wait for the client.
+ * With the coded time alone (code 12, 0.64 ms; IBA 9.7.5.2.8) a stalled connection could retry some 1,500 times
+ * a second on each side; with the floor and the backoff (infiniband.min-rnr-wait, max-rnr-wait; the target's
+ * soft device has the same defaults; verbs-backend README, "RNR waits") it retries about 10 times a second, one
+ * per max-rnr-wait. The window is measured, so a slow host only lowers the count.
  */
 class StalledReaderRnrTest {
 

@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Random;
 import java.util.zip.CRC32C;
 
 /** Gateway configurations and VI/TCP clients (vitcp's provider library) for the bridge tests. */
@@ -91,7 +92,7 @@ public final class TestSupport {
     }
 
     static void fill(MemoryRegion mr, int off, int len, long seed) {
-        java.util.Random r = new java.util.Random(seed);
+        Random r = new Random(seed);
         ByteBuffer b = mr.buffer();
         for (int i = 0; i < len; i++) {
             b.put(off + i, (byte) r.nextInt());
