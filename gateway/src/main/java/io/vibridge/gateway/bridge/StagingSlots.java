@@ -291,9 +291,13 @@ public final class StagingSlots {
         return freeTop;
     }
 
-    /** Every client slot is free (none admitted, staged, posted or waiting for its Read Response). */
+    /**
+     * No client slot holds a message: none staged, posted or waiting for its Read Response. An admitted slot not
+     * taken yet counts as free: it was reserved for a message that never began (a connection may end between the
+     * two), and the drain must not wait for it.
+     */
     public boolean clientSlotsIdle() {
-        return freeTop == clientSlots && fifoCount == 0;
+        return freeTop + (admitted >= 0 ? 1 : 0) == clientSlots && fifoCount == 0;
     }
 
     // ---------------------------------------------------------------------------- client -> target FIFO

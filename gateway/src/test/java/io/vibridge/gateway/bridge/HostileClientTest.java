@@ -1,265 +1,233 @@
 package io.vibridge.gateway.bridge;
 
-import static io.vibridge.gateway.bridge.TestSupport.T;
+import static io.vibridge.gateway.bridge.EndToEndTest.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.vibridge.gateway.bridge.ClientDriver.Assurance;
+import io.vibridge.gateway.bridge.ClientDriver.Hostile;
+import io.vibridge.gateway.bridge.ClientDriver.Hostility;
+import io.vibridge.gateway.bridge.ClientDriver.Session;
 import io.vibridge.gateway.server.GatewayServer;
-import io.vibridge.vitcp.provider.Descriptor;
-import io.vibridge.vitcp.provider.ViNic;
-import io.vibridge.vitcp.wire.ConnectRequest;
-import io.vibridge.vitcp.wire.ConnectionAttributes;
-import io.vibridge.vitcp.wire.ConnectionHeader;
-import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.RdmaHeader;
-import io.vibridge.vitcp.wire.ReliabilityLevel;
 import io.vibridge.vitcp.wire.SegmentHeader;
 import io.vibridge.vitcp.wire.SegmentType;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.LoggerFactory;
 
 /**
- * Malformed and hostile clients (raw sockets speaking VI/TCP by hand) are disconnected with a
- * logged reason while a well-behaved client on the same gateway keeps working.
+ * Malformed and hostile clients of every front end (sockets speaking VI/TCP or iWARP by hand) are closed with
+ * a logged reason on a line that names them, while a well-behaved client of the same front end on the same
+ * gateway keeps working. Each case has a gateway of its own (request timeouts of 1 s): the first setup failure
+ * of a kind in a summary period is the one logged at INFO or WARN. The shutdown grace is beyond the suite's
+ * bound, so a bad connection cannot pass by being closed when its drain times out.
  */
 class HostileClientTest {
     static EchoTarget target;
-    static GatewayServer gateway;
-    static ViNic nic;
-    static TestSupport.Client good;
-    static ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    ClientDriver driver;
+    GatewayServer gateway;
+    Session good;
+    final ListAppender<ILoggingEvent> logs = new ListAppender<>();
 
     @BeforeAll
-    static void start() throws Exception {
+    static void startTarget() {
         target = new EchoTarget("127.0.0.69", 5000, 8, 65552);
-        gateway = GatewayServer.start(TestSupport.config("127.0.0.70",
-                TestSupport.route("echo", "127.0.0.69", 5000, 1, 8), "vi { incoming-timeout = 1s }"));
-        nic = TestSupport.clientNic();
-        good = new TestSupport.Client(nic, ReliabilityLevel.RELIABLE_DELIVERY, true, 8);
-        good.connect(gateway.port(), "echo");
-        logs.start();
-        ((Logger) LoggerFactory.getLogger("io.vibridge.gateway.bridge")).addAppender(logs);
     }
 
     @AfterAll
-    static void stop() {
-        ((Logger) LoggerFactory.getLogger("io.vibridge.gateway.bridge")).detachAppender(logs);
-        good.close();
-        nic.close();
-        gateway.close();
+    static void stopTarget() {
         target.close();
     }
 
-    /** A raw VI/TCP client: connects at Reliable Delivery with descriptor flow control, IMN 1000. */
-    static final class Raw implements AutoCloseable {
-        final SocketChannel ch;
-        int msg = 1000;
-        int credits;
-        int readWindow;
-        String called = "echo";
-        boolean flowControl = true;
+    private static Logger bridgeLog() {
+        return (Logger) LoggerFactory.getLogger("io.vibridge.gateway.bridge");
+    }
 
-        Raw() throws IOException {
-            ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", gateway.port()));
+    private void start(FrontEndKind kind) throws Exception {
+        driver = kind.open(Duration.ofSeconds(1), "echo");
+        gateway = GatewayServer.start(TestSupport.config("127.0.0.70",
+                TestSupport.route("echo", "127.0.0.69", 5000, 1, 8), driver.config() + "\n" + TestSupport.PATIENT));
+        good = driver.connect(gateway, "echo", Assurance.USUAL, 8);
+        logs.start();
+        bridgeLog().addAppender(logs);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        bridgeLog().detachAppender(logs);
+        if (good != null) {
+            good.close();
         }
-
-        Raw connect() throws IOException {
-            return connect(0);
+        if (gateway != null) {
+            gateway.close();
         }
-
-        /** Connects announcing {@code rxPosted} receive descriptors (credits for the gateway's Sends). */
-        Raw connect(int rxPosted) throws IOException {
-            ConnectionHeader h = ConnectionHeader.unsigned(
-                    ConnectionAttributes.of(ReliabilityLevel.RELIABLE_DELIVERY, true, true, flowControl, false, false),
-                    Discriminator.ofUtf8("raw"), 65536, 4, Discriminator.ofUtf8(called));
-            ByteBuffer b = ByteBuffer.allocate(512);
-            int n = new ConnectRequest(1000, 0, rxPosted, h).encode(b, 0);
-            b.limit(n);
-            write(b);
-            ByteBuffer accept = readSegment();
-            assertThat(SegmentHeader.typeCode(accept, 0)).as("Connect Accept").isEqualTo(6);
-            credits = SegmentHeader.rxDescriptorsPosted(accept, 0);
-            readWindow = ConnectionHeader.decode(accept, 24, accept.limit()).rdmaReadWindow();
-            return this;
+        if (driver != null) {
+            driver.close();
         }
+    }
 
-        void write(ByteBuffer b) throws IOException {
-            while (b.hasRemaining()) {
-                ch.write(b);
+    /** The good client's Send is echoed, and the bad client's connection is gone from the gateway. */
+    private void assertGoodClientStillWorks() throws Exception {
+        awaitTrue(() -> gateway.bridgeContext().connections().size() == 1);
+        byte[] m = new byte[3000];
+        new Random(3).nextBytes(m);
+        m[0] = 1; // never one of the target's command words
+        good.send(m);
+        assertThat(good.awaitEcho()).isEqualTo(m);
+    }
+
+    /** A gateway log line that names the client on {@code clientPort} and says {@code fragment}. */
+    private void assertLogged(int clientPort, String fragment) throws InterruptedException {
+        String client = ":" + clientPort + " ";
+        awaitTrue(() -> {
+            List<ILoggingEvent> lines;
+            synchronized (logs) { // AppenderBase appends under the appender's lock
+                lines = List.copyOf(logs.list);
             }
-        }
-
-        ByteBuffer readSegment() throws IOException {
-            ByteBuffer h = ByteBuffer.allocate(24);
-            readFully(h);
-            int len = SegmentHeader.segmentLength(h, 0);
-            ByteBuffer s = ByteBuffer.allocate(len);
-            s.put(h.flip());
-            readFully(s);
-            return s.flip();
-        }
-
-        private void readFully(ByteBuffer b) throws IOException {
-            while (b.hasRemaining()) {
-                if (ch.read(b) < 0) {
-                    throw new IOException("closed");
-                }
-            }
-        }
-
-        /** True once the gateway closed the connection (EOF), reading and discarding what it sent. */
-        boolean closedByGateway() throws IOException {
-            ch.socket().setSoTimeout((int) T.toMillis());
-            var in = ch.socket().getChannel();
-            ByteBuffer sink = ByteBuffer.allocate(65536);
-            long end = System.nanoTime() + T.toNanos();
-            in.configureBlocking(false);
-            while (System.nanoTime() < end) {
-                int n;
-                try {
-                    n = in.read(sink.clear());
-                } catch (IOException e) {
-                    return true; // reset
-                }
-                if (n < 0) {
-                    return true;
-                }
-                if (n == 0) {
-                    try {
-                        Thread.sleep(5);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return false;
-                    }
-                }
-            }
-            return false;
-        }
-
-        ByteBuffer segment(SegmentType type, int flags, int payload, long dataOffset, int number) {
-            boolean rdma = type == SegmentType.RDMA_WRITE || type == SegmentType.RDMA_READ_REQUEST;
-            int hl = rdma ? 40 : 24;
-            ByteBuffer b = ByteBuffer.allocate(hl + payload);
-            SegmentHeader.write(b, 0, type, flags, hl + payload, dataOffset, 0, number, 0, 0, 0, 0);
-            return b;
-        }
-
-        @Override
-        public void close() throws IOException {
-            ch.close();
-        }
+            return lines.stream().map(ILoggingEvent::getFormattedMessage)
+                    .anyMatch(l -> l.contains(client) && l.contains(fragment));
+        });
     }
 
-    private static void assertGoodClientStillWorks() throws InterruptedException {
-        good.vi.postSend(Descriptor.send().data(good.mr, good.sendArea(0), 3000));
-        assertThat(good.vi.sendWait(T).isError()).isFalse();
-        Descriptor rx = good.vi.recvWait(T);
-        assertThat(rx.isError()).isFalse();
-        good.vi.postRecv(Descriptor.receive().data(good.mr, 0, 65536));
+    /** What a bad client does, by hand. */
+    @FunctionalInterface
+    private interface Act {
+        void on(Hostile bad) throws IOException;
     }
 
-    private static void assertLogged(String fragment) throws InterruptedException {
-        EndToEndTest.awaitTrue(() -> logs.list.stream().anyMatch(e -> e.getFormattedMessage().contains(fragment)));
-    }
-
-    @Test
-    void silentClientIsClosedAfterTheIncomingTimeout() throws Exception {
-        try (Raw r = new Raw()) {
-            assertThat(r.closedByGateway()).isTrue();
-        }
-        assertLogged("no Connect Request within");
-        assertGoodClientStillWorks();
-    }
-
-    @Test
-    void garbageBeforeTheConnectRequest() throws Exception {
-        try (Raw r = new Raw()) {
-            byte[] junk = new byte[300];
-            new Random(1).nextBytes(junk);
-            junk[0] = 7; // bad version
-            r.write(ByteBuffer.wrap(junk));
-            assertThat(r.closedByGateway()).isTrue();
+    /**
+     * The bad client on {@code opened} does {@code act}: the gateway closes it as {@code input} calls for, with a
+     * logged reason on a line that names it, and the good client still works.
+     */
+    private void assertBadClientClosed(Hostile opened, Hostility input, Act act) throws Exception {
+        try (Hostile bad = opened) {
+            int port = bad.localPort();
+            act.on(bad);
+            bad.assertClosedByGateway(input);
+            assertLogged(port, driver.reason(input));
         }
         assertGoodClientStillWorks();
     }
 
-    @Test
-    void messageLargerThanTheMtu() throws Exception {
-        try (Raw r = new Raw().connect()) {
-            ByteBuffer a = r.segment(SegmentType.SEND, 0, 40000, 0, r.msg);
-            ByteBuffer b = r.segment(SegmentType.SEND, SegmentHeader.FLAG_END_OF_MESSAGE, 40000, 40000, r.msg);
-            r.write(a);
-            r.write(b);
-            assertThat(r.closedByGateway()).isTrue();
-        }
-        assertLogged("message larger than the MTU");
-        assertGoodClientStillWorks();
+    private double setupFailed(String reason) {
+        return gateway.registry().get("vibridge.connections.setup.failed")
+                .tag("encapsulation", driver.protocol().label()).tag("reason", reason).counter().count();
     }
 
-    @Test
-    void oversizedRdmaLength() throws Exception {
-        try (Raw r = new Raw().connect()) {
-            ByteBuffer w = r.segment(SegmentType.RDMA_WRITE, 0, 100, 0, r.msg);
-            RdmaHeader.write(w, 24, 0x1000, 5, 1L << 31);
-            r.write(w);
-            assertThat(r.closedByGateway()).isTrue();
-        }
-        assertLogged("larger than the MTU");
-        assertGoodClientStillWorks();
+    /** VI/TCP: vi.incoming-timeout; iWARP: iwarp.request-timeout. Nothing is answered. */
+    @ParameterizedTest
+    @EnumSource(FrontEndKind.class)
+    void aSilentClientIsClosedAfterTheRequestTimeout(FrontEndKind kind) throws Exception {
+        start(kind);
+        double before = setupFailed("timeout");
+        assertBadClientClosed(driver.hostile(gateway, "echo"), Hostility.SILENT, bad -> { });
+        awaitTrue(() -> setupFailed("timeout") == before + 1);
     }
 
+    @ParameterizedTest
+    @EnumSource(FrontEndKind.class)
+    void partOfARequestThenSilenceIsClosedAfterTheRequestTimeout(FrontEndKind kind) throws Exception {
+        start(kind);
+        double before = setupFailed("timeout");
+        assertBadClientClosed(driver.hostile(gateway, "echo"), Hostility.PART_OF_THE_REQUEST,
+                Hostile::sendPartOfTheRequest);
+        awaitTrue(() -> setupFailed("timeout") == before + 1);
+    }
+
+    /**
+     * Closed at once, not by the request timeout. VI/TCP reads a Connect Request of version 7 and answers it
+     * with a Connect Reject; iWARP finds no MPA Request key and closes without a word (a setup failure).
+     */
+    @ParameterizedTest
+    @EnumSource(FrontEndKind.class)
+    void garbageBeforeTheConnectRequest(FrontEndKind kind) throws Exception {
+        start(kind);
+        double timeout = setupFailed("timeout");
+        assertBadClientClosed(driver.hostile(gateway, "echo"), Hostility.GARBAGE_BEFORE_THE_REQUEST,
+                Hostile::sendGarbage);
+        assertThat(setupFailed("timeout")).as("not closed by the request timeout").isEqualTo(timeout);
+    }
+
+    /** VI/TCP: beyond the agreed MTU; iWARP: beyond what the target's receive buffer and a staging slot hold. */
+    @ParameterizedTest
+    @EnumSource(FrontEndKind.class)
+    void aMessageLargerThanTheConnectionTakes(FrontEndKind kind) throws Exception {
+        start(kind);
+        long received = target.received.get();
+        assertBadClientClosed(driver.established(gateway, "echo"), Hostility.MESSAGE_TOO_LARGE,
+                Hostile::sendMessageLargerThanTheLimit);
+        assertThat(target.received.get()).as("only the good client's message reached the target")
+                .isEqualTo(received + 1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(FrontEndKind.class)
+    void anOversizedRdmaLength(FrontEndKind kind) throws Exception {
+        start(kind);
+        assertBadClientClosed(driver.established(gateway, "echo"), Hostility.OVERSIZED_RDMA_LENGTH,
+                Hostile::sendOversizedRdmaLength);
+    }
+
+    @ParameterizedTest
+    @EnumSource(FrontEndKind.class)
+    void aReservedSegmentTypeOrOpcode(FrontEndKind kind) throws Exception {
+        start(kind);
+        assertBadClientClosed(driver.established(gateway, "echo"), Hostility.RESERVED_OPCODE,
+                Hostile::sendReservedOpcode);
+    }
+
+    /** VI/TCP only: iWARP has no credits (a Send without a buffer is the gateway's to hold: backpressure). */
     @Test
-    void creditAbuse() throws Exception {
-        try (Raw r = new Raw().connect()) {
+    void viCreditAbuse() throws Exception {
+        start(FrontEndKind.VI_TCP);
+        try (ViTcpDriver.Raw r = new ViTcpDriver.Raw(gateway.port()).connect()) {
             int n = r.credits + 3;
             ByteBuffer burst = ByteBuffer.allocate(n * 25);
             for (int i = 0; i < n; i++) {
                 ByteBuffer s = r.segment(SegmentType.SEND, SegmentHeader.FLAG_END_OF_MESSAGE, 1, 0, r.msg++);
                 burst.put(s);
             }
+            int port = r.localPort();
             r.write(burst.flip());
             assertThat(r.closedByGateway()).isTrue();
+            assertLogged(port, "credit abuse");
         }
-        assertLogged("credit abuse");
         assertGoodClientStillWorks();
     }
 
+    /**
+     * VI/TCP only: more RDMA Read Requests than the Connect Accept's read window. iWARP's equivalent, a Read
+     * Request beyond the IRD of the MPA Reply, is the iwarp engine's (IwarpConnectionTest).
+     */
     @Test
-    void readWindowAbuse() throws Exception {
-        try (Raw r = new Raw().connect()) {
+    void viReadWindowAbuse() throws Exception {
+        start(FrontEndKind.VI_TCP);
+        try (ViTcpDriver.Raw r = new ViTcpDriver.Raw(gateway.port()).connect()) {
             int n = r.readWindow + 2;
             ByteBuffer burst = ByteBuffer.allocate(n * 40);
             for (int i = 0; i < n; i++) {
-                ByteBuffer s = r.segment(SegmentType.RDMA_READ_REQUEST, SegmentHeader.FLAG_END_OF_MESSAGE, 0, 0, r.msg++);
+                ByteBuffer s = r.segment(SegmentType.RDMA_READ_REQUEST, SegmentHeader.FLAG_END_OF_MESSAGE, 0, 0,
+                        r.msg++);
                 RdmaHeader.write(s, 24, target.rdma.address(), target.rdma.rkey(), 60000);
                 burst.put(s);
             }
+            int port = r.localPort();
             r.write(burst.flip());
             assertThat(r.closedByGateway()).isTrue();
+            assertLogged(port, "IS 7");
         }
-        assertLogged("IS 7");
-        assertGoodClientStillWorks();
-    }
-
-    @Test
-    void reservedSegmentType() throws Exception {
-        try (Raw r = new Raw().connect()) {
-            ByteBuffer b = ByteBuffer.allocate(24);
-            SegmentHeader.write(b, 0, SegmentType.SEND, 2, 24, 0, 0, r.msg, 0, 0, 0, 0);
-            b.put(1, (byte) ((20 << 3) | 2));
-            r.write(b);
-            assertThat(r.closedByGateway()).isTrue();
-        }
-        assertLogged("reserved type");
         assertGoodClientStillWorks();
     }
 }

@@ -22,8 +22,7 @@ class SlowReaderTest {
         try (EchoTarget target = new EchoTarget("127.0.0.71", 5000, 16, 65536);
                 GatewayServer g = GatewayServer.start(TestSupport.config("127.0.0.72",
                         TestSupport.route("cut", "127.0.0.71", 5000, 1, 4), ""))) {
-            HostileClientTest.gateway = g;
-            try (HostileClientTest.Raw r = new HostileClientTest.Raw()) {
+            try (ViTcpDriver.Raw r = new ViTcpDriver.Raw(g.port())) {
                 r.called = "cut";
                 r.flowControl = false;
                 r.connect(30000); // never reads: the gateway's VI RDMA Writes back up in TCP
@@ -47,8 +46,6 @@ class SlowReaderTest {
                 // packets over the budget were refused: the target retransmits them (after its ACK timeout)
                 EndToEndTest.awaitTrue(() -> target.device.counters().retransmissions() > retransmissions);
             }
-        } finally {
-            HostileClientTest.gateway = null;
         }
     }
 
@@ -58,9 +55,8 @@ class SlowReaderTest {
                 GatewayServer g = GatewayServer.start(TestSupport.config("127.0.0.72",
                         TestSupport.route("flood", "127.0.0.71", 5000, 1, 4), ""))) {
             target.flood = true;
-            HostileClientTest.gateway = g;
             long nettyBefore = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
-            try (HostileClientTest.Raw r = new HostileClientTest.Raw()) {
+            try (ViTcpDriver.Raw r = new ViTcpDriver.Raw(g.port())) {
                 r.called = "flood";
                 r.connect(30000); // plenty of receives announced, but the client never reads its socket
                 // wait until the flood stops moving: backpressure reached the target
@@ -82,8 +78,6 @@ class SlowReaderTest {
                 assertThat(netty).isLessThanOrEqualTo(16L << 20);
                 assertThat(target.flooded.get()).as("TCP buffers filled before the flood stopped").isGreaterThan(8);
             }
-        } finally {
-            HostileClientTest.gateway = null;
         }
     }
 }

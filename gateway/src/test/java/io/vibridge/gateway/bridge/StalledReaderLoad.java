@@ -27,16 +27,15 @@ public final class StalledReaderLoad {
         String max = args[2];
         String minDev = Long.toString(Long.parseLong(min.replace("ms", "")) * 1000);
         String maxDev = Long.toString(Long.parseLong(max.replace("ms", "")) * 1000);
-        List<HostileClientTest.Raw> clients = new ArrayList<>();
+        List<ViTcpDriver.Raw> clients = new ArrayList<>();
         try (EchoTarget target = new EchoTarget("127.0.0.141", 5000, 4, 65536,
                 d -> d.withOption("min-rnr-wait-us", minDev).withOption("max-rnr-wait-us", maxDev));
                 GatewayServer g = GatewayServer.start(TestSupport.config("127.0.0.142",
                         TestSupport.route("flood", "127.0.0.141", 5000, 1, 4),
                         "infiniband { min-rnr-wait = " + min + ", max-rnr-wait = " + max + " }"))) {
             target.flood = true;
-            HostileClientTest.gateway = g;
             for (int i = 0; i < n; i++) {
-                HostileClientTest.Raw r = new HostileClientTest.Raw();
+                ViTcpDriver.Raw r = new ViTcpDriver.Raw(g.port());
                 r.called = "flood";
                 r.connect(30000);
                 clients.add(r);
@@ -60,11 +59,9 @@ public final class StalledReaderLoad {
             System.out.printf("%d stalled readers, RNR wait %s..%s: CPU %.3f cores, RNR NAKs sent by the gateway %.0f/s,"
                     + " packets in %.0f/s over %.1f s%n", n, min, max, (cpu1 - cpu0) / 100.0 / s,
                     (g1.rnrNaksSent() - g0.rnrNaksSent()) / s, (g1.packetsIn() - g0.packetsIn()) / s, s);
-            for (HostileClientTest.Raw r : clients) {
+            for (ViTcpDriver.Raw r : clients) {
                 r.close();
             }
-        } finally {
-            HostileClientTest.gateway = null;
         }
         System.exit(0);
     }

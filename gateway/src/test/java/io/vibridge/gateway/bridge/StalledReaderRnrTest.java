@@ -22,8 +22,7 @@ class StalledReaderRnrTest {
                 GatewayServer g = GatewayServer.start(TestSupport.config("127.0.0.142",
                         TestSupport.route("flood", "127.0.0.141", 5000, 1, 4), ""))) {
             target.flood = true;
-            HostileClientTest.gateway = g;
-            try (HostileClientTest.Raw r = new HostileClientTest.Raw()) {
+            try (ViTcpDriver.Raw r = new ViTcpDriver.Raw(g.port())) {
                 r.called = "flood";
                 r.connect(30000);                    // plenty of receives announced, but it never reads its socket
                 long end = System.nanoTime() + TestSupport.T.toNanos();
@@ -45,8 +44,6 @@ class StalledReaderRnrTest {
                 assertThat(t1.rnrWaitNanos() - t0.rnrWaitNanos()).isGreaterThanOrEqualTo(elapsed / 2);
                 assertThat(g.registry().scrape()).contains("vibridge_ib_rnr_wait_seconds_total");
             }
-        } finally {
-            HostileClientTest.gateway = null;
         }
     }
 }

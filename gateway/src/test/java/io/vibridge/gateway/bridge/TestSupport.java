@@ -25,6 +25,13 @@ import java.util.zip.CRC32C;
 public final class TestSupport {
     static final Duration T = Duration.ofSeconds(30);
 
+    /**
+     * Extra configuration for suites about neither the shutdown grace nor CM timeouts: a grace beyond {@link #T}
+     * (no connection ends by its grace timer within an await) and CM timeouts a cold, busy JVM meets (the
+     * target's first REP may take longer than the 67 ms of {@link #config}).
+     */
+    static final String PATIENT = "shutdown-grace = 60s\ninfiniband { cm-response-timeout = 18, max-cm-retries = 3 }";
+
     private TestSupport() {
     }
 

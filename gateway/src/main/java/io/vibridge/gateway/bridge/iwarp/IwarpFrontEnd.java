@@ -132,6 +132,21 @@ public final class IwarpFrontEnd implements FrontEnd {
     @Override
     public void socketClosed() {
         // the connection drains: IWARP-MAPPING "Disconnects", the client's FIN becomes a DREQ
+        dropUnfinished();
+    }
+
+    /** A Send or RDMA Write the stream ended inside was never staged: its slot goes back (the drain waits for it). */
+    private void dropUnfinished() {
+        if (curSend >= 0) {
+            int l = curSend;
+            curSend = -1;
+            freeSlot(l);
+        }
+        if (curWrite >= 0) {
+            int l = curWrite;
+            curWrite = -1;
+            freeSlot(l);
+        }
     }
 
     // ================================================================================ setup
@@ -380,6 +395,7 @@ public final class IwarpFrontEnd implements FrontEnd {
         @Override
         public void terminated(Terminate t) {
             endReason = "client Terminate " + (t.code() == null ? t : t.code().description());
+            dropUnfinished();
             log.info("conn {} client sent Terminate {}", host.id(), t);
         }
 
@@ -388,6 +404,7 @@ public final class IwarpFrontEnd implements FrontEnd {
             if (endReason == null) {
                 endReason = "protocol error: " + cause.getMessage();
             }
+            dropUnfinished();
             if (host.phase() != Phase.AWAITING_REQUEST) {
                 log.warn("conn {} {}:{} {}", host.id(), host.clientAddress().getHostAddress(), host.clientPort(),
                         endReason);

@@ -192,6 +192,13 @@ final class EnginePeer implements ConnectionPeer {
 
     /** The InfiniBand READ of slot {@code l} completed: the Read Response can go out now. */
     void readDone() {
+        if (engine.state() != ViConnection.State.CONNECTED) {
+            // no Read Response goes out any more: the READs that completed free their slots, in order
+            while (slots.reads() > 0 && slots.readReady(slots.oldestRead())) {
+                freeClientSlot(slots.popRead());
+            }
+            return;
+        }
         engine.readSourceReady();
     }
 
