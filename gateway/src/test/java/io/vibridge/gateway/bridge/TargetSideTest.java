@@ -60,12 +60,13 @@ class TargetSideTest {
     private int stage(Op op, int length, boolean imm) {
         assertThat(slots.admit()).isTrue();
         int l = slots.takeAdmitted();
-        slots.op[l] = op;
-        slots.len[l] = length;
-        slots.hasImm[l] = imm;
-        slots.imm[l] = 0x5eed;
-        slots.raddr[l] = 0x10_0000;
-        slots.rkey[l] = 0x77;
+        switch (op) {
+            case SEND -> slots.beginSend(l, 0);
+            case WRITE -> slots.beginWrite(l, 0, 0x10_0000, 0x77, length);
+            case READ -> slots.beginRead(l, 0, 0x10_0000, 0x77, length);
+            default -> throw new IllegalArgumentException(op.toString());
+        }
+        slots.ended(l, length, imm, 0x5eed);
         slots.enqueue(l);
         return l;
     }
