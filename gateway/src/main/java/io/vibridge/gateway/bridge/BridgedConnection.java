@@ -1,6 +1,7 @@
 package io.vibridge.gateway.bridge;
 
 import io.vertx.core.Context;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vibridge.cm.route.Route;
 import io.vibridge.gateway.admin.ConnectionInfo;
@@ -54,6 +55,8 @@ public final class BridgedConnection implements FrontEnd.Host {
     private boolean opened;
     private boolean released;
     private final ConnectionTimers timers;
+    /** Runs {@link #forwardTargetRdma()} on the context when the provider queued cut-through work (any thread). */
+    private final Handler<Void> forwardTargetRdma = v -> forwardTargetRdma();
     private String closeReason;
 
     /** The connection on {@code socket}, holding {@code pending} until its setup is over. */
@@ -104,7 +107,7 @@ public final class BridgedConnection implements FrontEnd.Host {
         }
         try {
             leg = setup.connect(r, slots, ird, ord, events, onContext,
-                    () -> context.runOnContext(v -> forwardTargetRdma()));
+                    () -> context.runOnContext(forwardTargetRdma));
             phase = Phase.CONNECTING_TARGET;
         } catch (VerbsException | IllegalArgumentException e) {
             log.warn("conn {} cannot open the InfiniBand side: {}", id, e.toString());

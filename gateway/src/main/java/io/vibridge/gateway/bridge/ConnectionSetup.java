@@ -29,7 +29,7 @@ final class ConnectionSetup {
     private final int clientPort;
     /** Counted in the budgets ({@link BridgeContext#admit}). */
     private boolean admitted;
-    private Limit refusedBy;
+    private String refusal;
     private long requestAt;
     private long cmStart;
 
@@ -45,13 +45,13 @@ final class ConnectionSetup {
 
     /**
      * The client asked for {@code route}: a place in the budgets and the route's staging, or null when a limit
-     * refuses ({@link #refusal} then says which).
+     * refuses (counted; {@link #refusal} describes it for the client's answer).
      */
     StagingSlots admit(Route route) {
         requestAt = System.nanoTime();
-        refusedBy = shared.admit(client);
-        if (refusedBy != null) {
-            return null;
+        Limit limit = shared.admit(client);
+        if (limit != null) {
+            return limited(limit);
         }
         admitted = true;
         StagingSlots slots = null;
@@ -61,16 +61,18 @@ final class ConnectionSetup {
         } catch (RuntimeException e) {
             log.warn("conn {} cannot grow the staging pool: {}", id, e.toString()); // a new chunk failed to register
         }
-        if (slots == null) {
-            refusedBy = Limit.STAGING;
-        }
-        return slots;
+        return slots != null ? slots : limited(Limit.STAGING);
     }
 
-    /** The limit that refused the last {@link #admit}: counted, and described for the client's answer. */
+    private StagingSlots limited(Limit limit) {
+        metrics.limited(limit);
+        refusal = shared.describe(limit, client);
+        return null;
+    }
+
+    /** Which limit refused the last {@link #admit}, for the client's answer. */
     String refusal() {
-        metrics.limited(refusedBy);
-        return shared.describe(refusedBy, client);
+        return refusal;
     }
 
     /**
