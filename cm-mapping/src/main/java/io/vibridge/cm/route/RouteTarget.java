@@ -57,18 +57,38 @@ public record RouteTarget(InetAddress address, int port, RouteParameters paramet
     }
 
     /**
+     * Bytes of the client application's own private data the REQ carries behind what the route puts first
+     * (IWARP-MAPPING §2.1): on an {@code rdma-cm} route the 56 bytes rdma_cm leaves its consumer behind the
+     * 36-byte CMA header (IBA 12.6.5: the REQ's private data is 92 bytes; Linux cma.c
+     * {@code cma_user_data_offset}); on a Hello route none, the Hello (or the short Hello behind the CMA header)
+     * fills the REQ.
+     */
+    public int ulpPrivateDataRoom() {
+        return switch (parameters.cmFormat()) {
+            case RDMA_CM -> CmaHeader.MAX_USER_DATA;
+            case HELLO -> 0;
+        };
+    }
+
+    /**
      * The CM REQ private data for this route's CM format (CM-MAPPING §2, §2.1, §5): a Hello naming the VI client
      * ({@code client}, {@code clientPort}), or a CMA header naming the gateway ({@code roceAddress},
-     * {@code rocePort}) followed by zeros. The client's identity travels only in the Hello format.
+     * {@code rocePort}) followed by the client application's {@code ulp} private data (an iWARP client's, from
+     * its MPA Request; empty for VI clients) and zeros. The client's identity travels only in the Hello format.
      *
      * <p>{@code cmWritesCmaHeader}: the CM puts librdmacm's CMA header in front of what it is given (rdma_cm with
-     * IP addressing): then the result is what follows the header (the 56-byte short Hello, or nothing), else the
-     * whole 92 bytes, header included where the carriage has one.
+     * IP addressing): then the result is what follows the header (the 56-byte short Hello, or {@code ulp}), else
+     * the whole 92 bytes, header included where the carriage has one.
      *
      * @throws IllegalStateException a {@code whole} Hello on a CM that writes the CMA header (no room for it)
+     * @throws IllegalArgumentException {@code ulp} longer than {@link #ulpPrivateDataRoom()}
      */
     public byte[] requestPrivateData(InetAddress client, int clientPort, InetAddress roceAddress, int rocePort,
-            boolean cmWritesCmaHeader) {
+            boolean cmWritesCmaHeader, byte[] ulp) {
+        if (ulp.length > ulpPrivateDataRoom()) {
+            throw new IllegalArgumentException("the CM REQ of cm-format " + parameters.cmFormat().configName()
+                    + " carries at most " + ulpPrivateDataRoom() + " bytes of client private data, not " + ulp.length);
+        }
         return switch (parameters.cmFormat()) {
             case HELLO -> switch (parameters.helloCarriage().resolve(cmWritesCmaHeader)) {
                 case WHOLE -> {
@@ -81,7 +101,7 @@ public record RouteTarget(InetAddress address, int port, RouteParameters paramet
                         : cmaHeader(roceAddress, rocePort).toPrivateData(hello(client, clientPort).toShortBytes());
                 case AUTO -> throw new AssertionError("resolved");
             };
-            case RDMA_CM -> cmWritesCmaHeader ? new byte[0] : cmaHeader(roceAddress, rocePort).toPrivateData(new byte[0]);
+            case RDMA_CM -> cmWritesCmaHeader ? ulp.clone() : cmaHeader(roceAddress, rocePort).toPrivateData(ulp);
         };
     }
 

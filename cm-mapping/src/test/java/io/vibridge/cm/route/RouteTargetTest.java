@@ -16,6 +16,7 @@ import java.net.InetAddress;
 import org.junit.jupiter.api.Test;
 
 class RouteTargetTest {
+    private static final byte[] NONE = new byte[0];
 
     private static final RouteParameters HELLO_FC0 = new RouteParameters(ServiceIdScheme.IWARP, null,
             CmFormat.HELLO, FlowControl.TRANSPORT, 4096, 32);
@@ -29,7 +30,7 @@ class RouteTargetTest {
         assertThat(h).isEqualTo(Hello.of(32, FlowControl.TRANSPORT, 4096, 4096, 40000,
                 InetAddress.ofLiteral("10.0.0.1"), InetAddress.ofLiteral("10.0.0.2")));
         assertThat(t.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000,
-                InetAddress.ofLiteral("10.0.0.9"), 33000, false)).isEqualTo(h.toBytes());
+                InetAddress.ofLiteral("10.0.0.9"), 33000, false, NONE)).isEqualTo(h.toBytes());
     }
 
     @Test
@@ -58,7 +59,7 @@ class RouteTargetTest {
         // CM-MAPPING §5: Linux route-validates the CMA source through its RoCE interface (REJ 28 otherwise)
         RouteTarget t = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 7471, RDMA_CM);
         byte[] pd = t.requestPrivateData(InetAddress.ofLiteral("127.0.0.1"), 40000,
-                InetAddress.ofLiteral("10.0.0.9"), 33000, false);
+                InetAddress.ofLiteral("10.0.0.9"), 33000, false, NONE);
         assertThat(pd).hasSize(92);
         assertThat(CmaHeader.fromBytes(pd)).isEqualTo(new CmaHeader(33000,
                 InetAddress.ofLiteral("10.0.0.9"), InetAddress.ofLiteral("10.0.0.2")));
@@ -69,12 +70,12 @@ class RouteTargetTest {
     void onACmThatWritesTheCmaHeaderAnRdmaCmRouteGivesNothingAndAHelloRouteTheShortHello() {
         RouteTarget rdmaCm = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 7471, RDMA_CM);
         assertThat(rdmaCm.requestPrivateData(InetAddress.ofLiteral("127.0.0.1"), 40000,
-                InetAddress.ofLiteral("10.0.0.9"), 33000, true)).isEmpty();
+                InetAddress.ofLiteral("10.0.0.9"), 33000, true, NONE)).isEmpty();
         RouteTarget hello = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 5000, HELLO_FC0);
         Hello h = hello.hello(InetAddress.ofLiteral("10.0.0.1"), 40000);
         // auto resolves to the CMA-header carriage there; the CM writes the header itself
         assertThat(hello.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000,
-                InetAddress.ofLiteral("10.0.0.9"), 33000, true)).isEqualTo(h.toShortBytes()).hasSize(56);
+                InetAddress.ofLiteral("10.0.0.9"), 33000, true, NONE)).isEqualTo(h.toShortBytes()).hasSize(56);
     }
 
     @Test
@@ -82,7 +83,7 @@ class RouteTargetTest {
         RouteTarget t = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 5000, new RouteParameters(
                 ServiceIdScheme.RDMA_CM, null, CmFormat.HELLO, HelloCarriage.CMA_HEADER, FlowControl.TRANSPORT, 4096, 32));
         byte[] pd = t.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000,
-                InetAddress.ofLiteral("10.0.0.9"), 33000, false);
+                InetAddress.ofLiteral("10.0.0.9"), 33000, false, NONE);
         assertThat(pd).isEqualTo(cat(new CmaHeader(33000, InetAddress.ofLiteral("10.0.0.9"),
                 InetAddress.ofLiteral("10.0.0.2")).toBytes(), t.hello(InetAddress.ofLiteral("10.0.0.1"), 40000)
                 .toShortBytes()));
@@ -97,6 +98,39 @@ class RouteTargetTest {
         RouteTarget t = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 5000, new RouteParameters(
                 ServiceIdScheme.IWARP, null, CmFormat.HELLO, HelloCarriage.WHOLE, FlowControl.TRANSPORT, 4096, 32));
         assertThatThrownBy(() -> t.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000,
-                InetAddress.ofLiteral("10.0.0.9"), 33000, true)).isInstanceOf(IllegalStateException.class);
+                InetAddress.ofLiteral("10.0.0.9"), 33000, true, NONE)).isInstanceOf(IllegalStateException.class);
+    }
+    @Test
+    void anRdmaCmRouteCarriesTheClientsPrivateDataBehindTheCmaHeaderUpTo56Bytes() {
+        // IWARP-MAPPING §2.1: what an NVMe-oF host puts in its MPA Request (queue id, sizes) reaches the target
+        RouteTarget t = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 4420, RDMA_CM);
+        assertThat(t.ulpPrivateDataRoom()).isEqualTo(CmaHeader.MAX_USER_DATA).isEqualTo(56);
+        CmaHeader header = new CmaHeader(33000, InetAddress.ofLiteral("10.0.0.9"), InetAddress.ofLiteral("10.0.0.2"));
+        for (int n = 0; n <= 56; n++) {
+            byte[] ulp = new byte[n];
+            for (int i = 0; i < n; i++) {
+                ulp[i] = (byte) (i + 1);
+            }
+            byte[] raw = t.requestPrivateData(InetAddress.ofLiteral("127.0.0.1"), 40000,
+                    InetAddress.ofLiteral("10.0.0.9"), 33000, false, ulp);
+            assertThat(raw).isEqualTo(cat(header.toBytes(), ulp, zeros(56 - n)));
+            assertThat(t.requestPrivateData(InetAddress.ofLiteral("127.0.0.1"), 40000,
+                    InetAddress.ofLiteral("10.0.0.9"), 33000, true, ulp)).isEqualTo(ulp);
+        }
+        for (boolean cmWritesHeader : new boolean[] {false, true}) {
+            assertThatThrownBy(() -> t.requestPrivateData(InetAddress.ofLiteral("127.0.0.1"), 40000,
+                    InetAddress.ofLiteral("10.0.0.9"), 33000, cmWritesHeader, new byte[57]))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("the CM REQ of cm-format rdma-cm carries at most 56 bytes of client private data, not 57");
+        }
+    }
+
+    @Test
+    void aHelloRouteHasNoRoomForTheClientsPrivateData() {
+        RouteTarget t = new RouteTarget(InetAddress.ofLiteral("10.0.0.2"), 5000, HELLO_FC0);
+        assertThat(t.ulpPrivateDataRoom()).isZero();
+        assertThatThrownBy(() -> t.requestPrivateData(InetAddress.ofLiteral("10.0.0.1"), 40000,
+                InetAddress.ofLiteral("10.0.0.9"), 33000, false, new byte[1]))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("the CM REQ of cm-format hello carries at most 0 bytes of client private data, not 1");
     }
 }

@@ -97,21 +97,21 @@ public final class BridgedConnection implements FrontEnd.Host {
     // ============================================================================ establishment
 
     @Override
-    public void connect(Route r, int ird, int ord) {
+    public void connect(Route r, FrontEnd.ClientRequest request) {
         timers.requestAnswered();
         route = r;
         StagingSlots slots = setup.admit(r);
         if (slots == null) {
-            refuse(Refusal.LIMIT, setup.refusal());
+            refuse(Refusal.LIMIT, setup.refusal(), null);
             return;
         }
         try {
-            leg = setup.connect(r, slots, ird, ord, events, onContext,
+            leg = setup.connect(r, slots, request, events, onContext,
                     () -> context.runOnContext(forwardTargetRdma));
             phase = Phase.CONNECTING_TARGET;
         } catch (VerbsException | IllegalArgumentException e) {
             log.warn("conn {} cannot open the InfiniBand side: {}", id, e.toString());
-            refuse(Refusal.TARGET_UNREACHABLE, "InfiniBand setup failed");
+            refuse(Refusal.TARGET_UNREACHABLE, "InfiniBand setup failed", null);
             release();
         }
     }
@@ -124,7 +124,7 @@ public final class BridgedConnection implements FrontEnd.Host {
         FrontEnd.TargetTerms terms = setup.granted(route, est);
         if (terms == null) {
             leg.side.disconnect();
-            targetFailed(Refusal.TARGET_REJECTED, "bad HelloReply from the target");
+            targetFailed(Refusal.TARGET_REJECTED, "bad HelloReply from the target", null);
             return;
         }
         if (!front.targetAccepted(terms)) {
@@ -144,17 +144,23 @@ public final class BridgedConnection implements FrontEnd.Host {
         setup.opened(front);
     }
 
-    /** The connection cannot be bridged: the front end answers its client. */
-    private void refuse(Refusal refusal, String why) {
+    /** The connection cannot be bridged: the front end answers its client (with the target's own words, if any). */
+    private void refuse(Refusal refusal, String why, byte[] privateData) {
         closeReason = why;
         setup.refused(refusal);
-        setup.answered(front.targetRefused(refusal, why), why);
+        setup.answered(front.targetRefused(refusal, why, privateData), why);
     }
 
-    /** The target refused or never answered (before the client was answered). */
-    void targetFailed(Refusal refusal, String why) {
+    /** The target's REJ before the client was answered. */
+    void targetRejected(CmEvent.Rejected rej) {
+        targetFailed(rej.reason() == CmEvent.REJ_INVALID_SERVICE_ID ? Refusal.TARGET_UNREACHABLE
+                : Refusal.TARGET_REJECTED, BridgeContext.targetRejected(rej.reason()), CmTerms.rejectData(route.target(), rej));
+    }
+
+    /** The target refused ({@code privateData}: its consumer REJ's, else null) or never answered. */
+    void targetFailed(Refusal refusal, String why, byte[] privateData) {
         leg.side.markDown();
-        refuse(refusal, why);
+        refuse(refusal, why, privateData);
         phase = Phase.CLOSED;
         leg.side.drain();
         maybeRelease();
@@ -218,7 +224,7 @@ public final class BridgedConnection implements FrontEnd.Host {
     void failed(String why, boolean accessError) {
         if (phase == Phase.CONNECTING_TARGET) {
             ibDisconnect();
-            targetFailed(Refusal.TARGET_UNREACHABLE, why); // before the client was answered
+            targetFailed(Refusal.TARGET_UNREACHABLE, why, null); // before the client was answered
             return;
         }
         if (closeReason == null) {
@@ -257,7 +263,7 @@ public final class BridgedConnection implements FrontEnd.Host {
         }
         leg.side.drain();
         if (phase == Phase.CONNECTING_TARGET) {
-            targetFailed(Refusal.TARGET_GONE, "target disconnected");
+            targetFailed(Refusal.TARGET_GONE, "target disconnected", null);
             return;
         }
         beginDrain();

@@ -31,15 +31,27 @@ final class CmTerms {
                 ib.pathMtu(), MIN_RNR_TIMER);
     }
 
+    /**
+     * The target application's own words in its REJ, for the client's: the private data of a consumer reject
+     * (IBA 12.6.7 reason 28, what rdma_reject() sends; Linux cma.c {@code rdma_consumer_reject_data}) on an
+     * {@code rdma-cm} route, else null (the CM's own reasons, and a Hello route's REJ, are not the application's).
+     */
+    static byte[] rejectData(RouteTarget t, CmEvent.Rejected rej) {
+        return rej.reason() == CmEvent.REJ_CONSUMER && t.parameters().cmFormat() == CmFormat.RDMA_CM
+                ? rej.privateData() : null;
+    }
+
     /** The target's terms from its REP: its HelloReply on a Hello route, the read depths it agreed to. */
     static FrontEnd.TargetTerms granted(RouteTarget t, GatewayConfig.Infiniband ib, CmEvent.Established est)
             throws CmFormatException {
         int bufs = 0;
         long receiveSize = t.parameters().receiveSize();
+        byte[] ulp = est.privateData();
         if (t.parameters().cmFormat() == CmFormat.HELLO) {
             HelloReply reply = HelloReply.fromBytes(est.privateData());
             bufs = reply.bufs();
             receiveSize = reply.actualReceiveSize();
+            ulp = new byte[0]; // the HelloReply is the gateway's, not the client's
         }
         // the client's READs the target takes at once (REP responder resources), the target's READs of the client
         // (REP initiator depth); a provider that does not report them leaves the configured depths
@@ -48,6 +60,6 @@ final class CmTerms {
         int out = est.initiatorDepth() >= 0 ? Math.min(ib.responderResources(), est.initiatorDepth())
                 : ib.responderResources();
         return new FrontEnd.TargetTerms(bufs, receiveSize, t.parameters().flowControl() == FlowControl.TRANSPORT,
-                Math.max(in, 1), Math.max(out, 1));
+                Math.max(in, 1), Math.max(out, 1), ulp);
     }
 }

@@ -33,15 +33,14 @@ final class ConnectionEvents implements TargetSide.Events, TargetOrder.Client {
             case CmEvent.Established rep -> connection.targetEstablished(rep);
             case CmEvent.Rejected rej -> {
                 if (connecting) {
-                    connection.targetFailed(rej.reason() == CmEvent.REJ_INVALID_SERVICE_ID ? Refusal.TARGET_UNREACHABLE
-                            : Refusal.TARGET_REJECTED, BridgeContext.targetRejected(rej.reason()));
+                    connection.targetRejected(rej);
                 }
             }
             case CmEvent.ConnectTimeout timeout -> {
                 // the CM REQ got no answer at all after max-cm-retries: the target is unreachable. The SPI reports
                 // an MRA-then-silence the same way, so a VI client's IS 15 is left to the gateway's own timeouts.
                 if (connecting) {
-                    connection.targetFailed(Refusal.TARGET_UNREACHABLE, "CM timeout: target unreachable");
+                    connection.targetFailed(Refusal.TARGET_UNREACHABLE, "CM timeout: target unreachable", null);
                 }
             }
             case CmEvent.Disconnected dreq -> connection.targetDisconnected();

@@ -79,7 +79,7 @@ final class ConnectionSetup {
      * Opens the InfiniBand leg for {@code route} over the {@code slots} {@link #admit} reserved and sends the CM
      * REQ, read depths no deeper than the client's; on a failure nothing of the leg is left.
      */
-    TargetLeg connect(Route route, StagingSlots slots, int clientIrd, int clientOrd, ConnectionEvents events,
+    TargetLeg connect(Route route, StagingSlots slots, FrontEnd.ClientRequest request, ConnectionEvents events,
             Executor onContext, Runnable cutThroughReady) {
         TargetLeg leg = TargetLeg.open(shared, id, route, slots, events, onContext, cutThroughReady);
         try {
@@ -88,7 +88,7 @@ final class ConnectionSetup {
                 log.debug("conn {} CM REQ to {} ({})", id, TargetLeg.targetName(route),
                         route.target().parameters().cmFormat());
             }
-            leg.connect(shared, client, clientPort, clientIrd, clientOrd, onContext);
+            leg.connect(shared, client, clientPort, request, onContext);
             return leg;
         } catch (RuntimeException e) {
             leg.close();

@@ -53,11 +53,10 @@ public interface FrontEnd extends ClientSocket.Stream {
         Phase phase();
 
         /**
-         * The client asked for {@code route}, reading the target at most {@code ord} deep and read by it at
-         * most {@code ird} deep (IWARP-MAPPING "Read depths"; {@link Integer#MAX_VALUE} for the configured
-         * depths). The answer comes as {@link #targetAccepted} or {@link #targetRefused}.
+         * The client asked for {@code route} on the terms of {@code request}. The answer comes as
+         * {@link #targetAccepted} or {@link #targetRefused}.
          */
-        void connect(Route route, int ird, int ord);
+        void connect(Route route, ClientRequest request);
 
         /** The connection's staging slots (null before {@link #connect} reserved them). */
         StagingSlots slots();
@@ -104,13 +103,32 @@ public interface FrontEnd extends ClientSocket.Stream {
     }
 
     /**
+     * What the client asks for a connection.
+     *
+     * @param ird the target's RDMA Reads of the client at most at once (IWARP-MAPPING "Read depths";
+     *     {@link Integer#MAX_VALUE}: the configured depth)
+     * @param ord the client's RDMA Reads of the target at most at once (likewise)
+     * @param privateData the client application's private data for the CM REQ (IWARP-MAPPING §2.1), at most
+     *     the route's {@link io.vibridge.cm.route.RouteTarget#ulpPrivateDataRoom()}; empty for none
+     */
+    record ClientRequest(int ird, int ord, byte[] privateData) {
+        /** No private data, the configured read depths (a VI client). */
+        public static final ClientRequest CONFIGURED = new ClientRequest(Integer.MAX_VALUE, Integer.MAX_VALUE,
+                new byte[0]);
+    }
+
+    /**
      * What the target agreed to in its CM REP: its receive buffers and receive size (from a HelloReply, else
-     * the route's), and the read depths both ways.
+     * the route's), the read depths both ways, and its application's private data.
      *
      * @param readsIn the client's RDMA Reads the target takes at once (the REP's responder resources)
      * @param readsOut the target's RDMA Reads of the client at once (the REP's initiator depth)
+     * @param privateData the REP's private data for the client's application: all of it on an {@code rdma-cm}
+     *     route (IBA 12.6.8: 196 bytes, trailing zeros included, as rdma_cm hands them to its consumer), none on
+     *     a Hello route (the HelloReply is the gateway's)
      */
-    record TargetTerms(int targetBufs, long targetReceiveSize, boolean flowC0, int readsIn, int readsOut) {
+    record TargetTerms(int targetBufs, long targetReceiveSize, boolean flowC0, int readsIn, int readsOut,
+                       byte[] privateData) {
     }
 
     void start(Host host);
@@ -139,8 +157,12 @@ public interface FrontEnd extends ClientSocket.Stream {
     /** The target accepted: answer the client; false when the front end refused after all (counted and logged). */
     boolean targetAccepted(TargetTerms terms);
 
-    /** Tells the client it was refused ({@code why}); returns the answer for the log ("Connect Reject IS 12"). */
-    String targetRefused(Refusal refusal, String why);
+    /**
+     * Tells the client it was refused ({@code why}); returns the answer for the log ("Connect Reject IS 12").
+     * {@code privateData}: the target application's own words when it rejected (a consumer REJ on an
+     * {@code rdma-cm} route: the REJ's private data, IWARP-MAPPING §2.1), else null.
+     */
+    String targetRefused(Refusal refusal, String why, byte[] privateData);
 
     // ---------------------------------------------------------------------------- data
 

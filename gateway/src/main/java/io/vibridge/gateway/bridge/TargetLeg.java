@@ -55,14 +55,18 @@ final class TargetLeg {
         }
     }
 
-    /** Sends the CM REQ: the route's private data for {@code client}, read depths no deeper than the client's. */
-    void connect(BridgeContext shared, InetAddress client, int clientPort, int clientIrd, int clientOrd,
+    /**
+     * Sends the CM REQ: the route's private data for {@code client} with the client application's behind it,
+     * read depths no deeper than the client's.
+     */
+    void connect(BridgeContext shared, InetAddress client, int clientPort, FrontEnd.ClientRequest request,
             Executor onContext) {
         RouteTarget t = route.target();
         VerbsDevice device = shared.device;
         byte[] pd = t.requestPrivateData(client, clientPort, device.address(), shared.nextCmaPort(),
-                device.connectionManager().writesCmaHeader());
-        side.connect(device, CmTerms.request(t, shared.config.infiniband(), pd, clientIrd, clientOrd), onContext);
+                device.connectionManager().writesCmaHeader(), request.privateData());
+        side.connect(device, CmTerms.request(t, shared.config.infiniband(), pd, request.ird(), request.ord()),
+                onContext);
     }
 
     /** A free slot for the client's next message, or false (the stall is counted once per waiting message). */

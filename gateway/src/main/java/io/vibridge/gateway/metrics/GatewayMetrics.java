@@ -39,6 +39,8 @@ public final class GatewayMetrics {
     private final Counter[][] bytes = new Counter[Direction.values().length][Operation.values().length];
     private final Counter[][] messages = new Counter[Direction.values().length][Operation.values().length];
     private final Counter[] creditStalls = new Counter[Direction.values().length];
+    private final Counter[][] privateDataBytes = new Counter[ClientProtocol.values().length][Direction.values().length];
+    private final Counter[][] sendInvalidates = new Counter[ClientProtocol.values().length][Direction.values().length];
     private final Timer cmRoundTrip;
     private final Timer connectSetup;
     private final Map<String, Counter> asyncEvents = new HashMap<>();
@@ -70,6 +72,21 @@ public final class GatewayMetrics {
                     .tag("encapsulation", e.label())
                     .register(registry);
             clientBytes[i] = new ClientBytes(clientBytes(e, "in"), clientBytes(e, "out"));
+            for (Direction d : Direction.values()) {
+                privateDataBytes[i][d.ordinal()] = Counter.builder("vibridge.private.data")
+                        .description("Application private data carried in connection setup (MPA Request -> CM REQ, "
+                                + "CM REP -> MPA Reply, CM REJ -> MPA Reject), by front end and direction")
+                        .baseUnit("bytes")
+                        .tag("encapsulation", e.label())
+                        .tag("direction", d.tag())
+                        .register(registry);
+                sendInvalidates[i][d.ordinal()] = Counter.builder("vibridge.send.invalidate")
+                        .description("Sends with Invalidate bridged (also counted as Sends in vibridge_messages), "
+                                + "by front end and direction")
+                        .tag("encapsulation", e.label())
+                        .tag("direction", d.tag())
+                        .register(registry);
+            }
         }
         for (FrameCheck c : FrameCheck.values()) {
             if (c != FrameCheck.OK) {
@@ -260,6 +277,16 @@ public final class GatewayMetrics {
     public void message(Direction direction, Operation operation, long payloadBytes) {
         messages[direction.ordinal()][operation.ordinal()].increment();
         bytes[direction.ordinal()][operation.ordinal()].increment(payloadBytes);
+    }
+
+    /** {@code bytes} of application private data carried in connection setup. */
+    public void privateData(ClientProtocol e, Direction direction, int bytes) {
+        privateDataBytes[e.ordinal()][direction.ordinal()].increment(bytes);
+    }
+
+    /** A Send with Invalidate bridged. */
+    public void sendInvalidate(ClientProtocol e, Direction direction) {
+        sendInvalidates[e.ordinal()][direction.ordinal()].increment();
     }
 
     public void creditStall(Direction direction) {

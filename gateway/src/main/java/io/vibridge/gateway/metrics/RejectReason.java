@@ -16,6 +16,8 @@ public enum RejectReason {
     MTU("mtu"),
     /** Gateway, per-client or rate limit reached (IS 14). */
     LIMIT("limit"),
+    /** The iWARP client's private data is longer than the route's CM REQ carries (MPA Reject). */
+    PRIVATE_DATA("private_data"),
     /** Malformed or hostile input during connection setup. */
     PROTOCOL("protocol");
 

@@ -45,12 +45,17 @@ public final class IwarpClient implements AutoCloseable {
 
     /** Connects to {@code remote} and sends the MPA Request (CRC32C asked for when {@code crc}). */
     public IwarpClient(InetSocketAddress remote, boolean crc, int maxFpdu) throws IOException {
+        this(remote, crc, maxFpdu, new byte[0]);
+    }
+
+    /** As {@link #IwarpClient(InetSocketAddress, boolean, int)}, the Request carrying the ULP's {@code privateData}. */
+    public IwarpClient(InetSocketAddress remote, boolean crc, int maxFpdu, byte[] privateData) throws IOException {
         channel = SocketChannel.open(remote);
         channel.socket().setTcpNoDelay(true);
         channel.configureBlocking(false);
         selector = Selector.open();
         key = channel.register(selector, SelectionKey.OP_READ);
-        engine = IwarpConnection.initiator(crc, 4, 4, maxFpdu, new Handler());
+        engine = IwarpConnection.initiator(crc, 4, 4, maxFpdu, privateData, new Handler());
         flushControl();
     }
 

@@ -43,7 +43,7 @@ final class FakeFrontEnd implements FrontEnd {
             if (c == 'C' && !requested) {
                 in.get();
                 requested = true;
-                host.connect(route, Integer.MAX_VALUE, Integer.MAX_VALUE);
+                host.connect(route, ClientRequest.CONFIGURED);
             } else if (c == 'S' && in.remaining() >= 9) {
                 StagingSlots slots = host.slots();
                 if (host.phase() != Phase.CONNECTED || !slots.admit()) {
@@ -117,7 +117,7 @@ final class FakeFrontEnd implements FrontEnd {
     }
 
     @Override
-    public String targetRefused(Refusal refusal, String why) {
+    public String targetRefused(Refusal refusal, String why, byte[] privateData) {
         events.add("refused " + refusal);
         closing = true;
         return "refused";

@@ -97,6 +97,8 @@ public final class IwarpConnection {
     private final ArrayDeque<ByteBuffer> control = new ArrayDeque<>(2);
     private IwarpProtocolException failure;
     private Terminate received;
+    /** Initiator: the Reply that rejected the Request, or null. */
+    private MpaFrame rejectReply;
 
     /** Inbound: next MSN per untagged queue, and the next Message Offset of the current Send. */
     private final int[] expectedMsn = {1, 1, 1};
@@ -137,8 +139,13 @@ public final class IwarpConnection {
      * accepts, the stream is {@link State#ESTABLISHED} at once (RFC 5044 §7.1.1: the initiator speaks first).
      */
     public static IwarpConnection initiator(boolean crc, int ird, int ord, int maxFpdu, Handler handler) {
-        return new IwarpConnection(handler, maxFpdu, null,
-                new MpaInitiator(crc, MpaV2Params.of(ird, ord), new byte[0]));
+        return initiator(crc, ird, ord, maxFpdu, new byte[0], handler);
+    }
+
+    /** As {@link #initiator(boolean, int, int, int, Handler)}, the Request carrying the ULP's {@code privateData}. */
+    public static IwarpConnection initiator(boolean crc, int ird, int ord, int maxFpdu, byte[] privateData,
+            Handler handler) {
+        return new IwarpConnection(handler, maxFpdu, null, new MpaInitiator(crc, MpaV2Params.of(ird, ord), privateData));
     }
 
     public State state() {
@@ -153,6 +160,11 @@ public final class IwarpConnection {
     /** The protocol error that ended the stream, or null. */
     public IwarpProtocolException failure() {
         return failure;
+    }
+
+    /** Initiator: the Reply that rejected the Request (its ULP private data says why), or null. */
+    public MpaFrame rejectReply() {
+        return rejectReply;
     }
 
     /** The client's Terminate, or null. */
@@ -179,6 +191,7 @@ public final class IwarpConnection {
                     }
                     case MpaInitiator.Verdict.Rejected r -> {
                         state = State.TERMINATED;
+                        rejectReply = r.reply();
                         fail(new IwarpProtocolException(TerminateCode.MPA_INVALID_REQUEST_REPLY, "MPA Reply", 0,
                                 "rejected: " + new String(r.reply().privateData(), StandardCharsets.US_ASCII)));
                         return false;

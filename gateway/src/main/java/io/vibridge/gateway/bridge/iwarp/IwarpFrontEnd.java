@@ -172,19 +172,43 @@ public final class IwarpFrontEnd implements FrontEnd {
         host.socket().close();
     }
 
-    /** The client's MPA Request (RFC 6581): the InfiniBand side is connected; the Reply waits for the REP. */
-    private void requested(MpaV2Params params) {
-        host.connect(route, params.ird(), Math.max(params.ord(), 1));
+    /**
+     * The client's MPA Request (RFC 6581): the InfiniBand side is connected, the private data after the IRD/ORD
+     * word in the CM REQ behind what the route puts first (IWARP-MAPPING §2.1); the Reply waits for the REP. Private
+     * data longer than the route's REQ carries is refused at once: cut, it would tell the target something else.
+     */
+    private void requested(MpaFrame request, MpaV2Params params) {
+        byte[] ulp = request.ulpPrivateData();
+        int room = route.target().ulpPrivateDataRoom();
+        if (ulp.length > room) {
+            String why = "private data of " + ulp.length + " bytes; the CM REQ of route " + route.name() + " (cm-format "
+                    + route.target().parameters().cmFormat().configName() + ") carries at most " + room;
+            closing = true;
+            metrics.rejected(RejectReason.PRIVATE_DATA);
+            engine.reject(why.getBytes(StandardCharsets.US_ASCII));
+            log.info("conn {} {}:{} MPA Reject ({})", host.id(), host.clientAddress().getHostAddress(),
+                    host.clientPort(), why);
+            return;
+        }
+        metrics.privateData(ClientProtocol.IWARP, Direction.CLIENT_TO_TARGET, ulp.length);
+        host.connect(route, new ClientRequest(params.ird(), Math.max(params.ord(), 1), ulp));
     }
 
+    /**
+     * An MPA Reject Reply: after the IRD/ORD word, the target application's own REJ private data when it
+     * rejected (NVMe-oF puts its status there), else the reason in ASCII.
+     */
     @Override
-    public String targetRefused(Refusal refusal, String why) {
+    public String targetRefused(Refusal refusal, String why, byte[] privateData) {
         closing = true;
         if (engine.state() != IwarpConnection.State.DECIDING) {
             return "closed";
         }
-        engine.reject(why.getBytes(StandardCharsets.US_ASCII));
-        return "MPA Reject";
+        if (privateData != null) {
+            metrics.privateData(ClientProtocol.IWARP, Direction.TARGET_TO_CLIENT, privateData.length);
+        }
+        engine.reject(privateData != null ? privateData : why.getBytes(StandardCharsets.US_ASCII));
+        return privateData != null ? "MPA Reject with the target's private data" : "MPA Reject";
     }
 
     @Override
@@ -194,7 +218,8 @@ public final class IwarpFrontEnd implements FrontEnd {
                 terms.targetReceiveSize() - (terms.flowC0() ? StagingSlots.HEADROOM : 0));
         // IRD: the client's Read Requests this side takes at once = the READs the target accepts; ORD: the
         // gateway's Read Requests = the READs the target issues (IWARP-MAPPING "Read depths")
-        MpaSettings s = engine.accept(terms.readsIn(), terms.readsOut(), new byte[0]);
+        MpaSettings s = engine.accept(terms.readsIn(), terms.readsOut(), terms.privateData());
+        metrics.privateData(ClientProtocol.IWARP, Direction.TARGET_TO_CLIENT, terms.privateData().length);
         accepted = true;
         log.debug("conn {} {}:{} iWARP bridged route {}: MPA CRC {}, IRD {} ORD {}, RTR {}", host.id(),
                 host.clientAddress().getHostAddress(), host.clientPort(), route.discriminator(), s.crc() ? "on" : "off",
@@ -369,7 +394,7 @@ public final class IwarpFrontEnd implements FrontEnd {
     private final class Handler implements IwarpConnection.Handler {
         @Override
         public void requested(MpaFrame request, MpaV2Params params) {
-            IwarpFrontEnd.this.requested(params);
+            IwarpFrontEnd.this.requested(request, params);
         }
 
         @Override

@@ -163,11 +163,11 @@ public final class ViFrontEnd implements FrontEnd {
             return;
         }
         route = found.get();
-        host.connect(route, Integer.MAX_VALUE, Integer.MAX_VALUE); // the configured read depths
+        host.connect(route, ClientRequest.CONFIGURED); // VI/TCP's Connect Request carries no application data
     }
 
     @Override
-    public String targetRefused(Refusal refusal, String why) {
+    public String targetRefused(Refusal refusal, String why, byte[] privateData) {
         int is = switch (refusal) {
             case LIMIT -> IsCode.RESOURCES_EXHAUSTED; // VITCP-PROFILE §2 carries no text: the log line names the limit
             case TARGET_UNREACHABLE -> IsCode.NO_ROUTE;

@@ -254,7 +254,7 @@ class EnginePeerTest {
         }
 
         @Override
-        public void connect(Route route, int ird, int ord) {
+        public void connect(Route route, FrontEnd.ClientRequest request) {
             throw new UnsupportedOperationException();
         }
 
