@@ -17,6 +17,7 @@ import io.vibridge.verbs.CmEvent;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.WcStatus;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 
@@ -421,6 +422,11 @@ public final class BridgedConnection implements FrontEnd.Host {
     @Override
     public GatewayMetrics metrics() {
         return shared.metrics;
+    }
+
+    @Override
+    public void schedule(Duration delay, Runnable action) {
+        timers.frontEnd(delay, action);
     }
 
     @Override

@@ -12,6 +12,7 @@ final class ConnectionTimers {
     private long request = -1;
     private long grace = -1;
     private long keepalive = -1;
+    private long frontEnd = -1;
 
     ConnectionTimers(Vertx vertx) {
         this.vertx = vertx;
@@ -44,7 +45,17 @@ final class ConnectionTimers {
         }
     }
 
+    /** The front end's one timer: runs {@code action} after {@code delay}, replacing the one before. */
+    void frontEnd(Duration delay, Runnable action) {
+        frontEnd = cancel(frontEnd);
+        frontEnd = vertx.setTimer(Math.max(1, delay.toMillis()), t -> {
+            frontEnd = -1;
+            action.run();
+        });
+    }
+
     void cancelAll() {
+        frontEnd = cancel(frontEnd);
         request = cancel(request);
         grace = cancel(grace);
         keepalive = cancel(keepalive);

@@ -86,6 +86,12 @@ public interface FrontEnd extends ClientSocket.Stream {
         /** The front end cannot carry on ({@code why}): the bridge fails, as on an InfiniBand failure. */
         void fail(String why);
 
+        /**
+         * Runs {@code action} on the connection's context after {@code delay} unless the connection is released
+         * first; one such timer at a time (a new one replaces the one before).
+         */
+        void schedule(Duration delay, Runnable action);
+
         /** Writes what is due to the client (re-entrant calls ask the running pass for another round). */
         void pump();
     }

@@ -134,10 +134,11 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
     /**
      * The iWARP front end: listeners on {@code host}, each routing its clients to one route (by the route's
      * {@code match}) unless a client-address rule picks another; CRC32C when asked or always; the largest
-     * FPDU emitted; how long a client may take to send its MPA Request.
+     * FPDU emitted; how long a client may take to send its MPA Request (and, in peer-to-peer mode, its RTR); how
+     * long after the MPA Reply the gateway sends first when the client has not (IWARP-MAPPING §2, step 6).
      */
     public record Iwarp(String host, List<IwarpListener> listeners, boolean crcRequired, int maxFpdu,
-            Duration requestTimeout) {
+            Duration requestTimeout, Duration firstSendDelay) {
     }
 
     /** One iWARP port: its default route and the client-address rules tried first. */
@@ -571,7 +572,8 @@ public record GatewayConfig(Listen listen, Admin admin, Vi vi, Staging staging, 
                     List.copyOf(rules)));
         }
         return new Iwarp(host, List.copyOf(listeners), crc.equals("required"),
-                intIn(c, "iwarp.max-fpdu", 64, 65535, true), positive(c, "iwarp.request-timeout"));
+                intIn(c, "iwarp.max-fpdu", 64, 65535, true), positive(c, "iwarp.request-timeout"),
+                positive(c, "iwarp.first-send-delay"));
     }
 
     private static ClientRule clientRule(String key, Config r, Routes routes) {

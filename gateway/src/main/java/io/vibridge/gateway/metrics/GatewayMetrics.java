@@ -45,6 +45,7 @@ public final class GatewayMetrics {
     private final Timer connectSetup;
     private final Map<String, Counter> asyncEvents = new HashMap<>();
     private final Counter targetRdmaRefused;
+    private final Counter iwarpRtrTimeouts;
 
     /**
      * Histogram buckets of the setup timers, 10 us .. 10 s in 1-2.5-5 steps (19 and +Inf): from below a CM
@@ -134,6 +135,10 @@ public final class GatewayMetrics {
                     .tag("event", kind)
                     .register(registry));
         }
+        iwarpRtrTimeouts = Counter.builder("vibridge.iwarp.rtr.timeouts")
+                .description("iWARP streams terminated because the client's RTR (peer-to-peer mode) did not come "
+                        + "within iwarp.request-timeout of the MPA Reply")
+                .register(registry);
         targetRdmaRefused = Counter.builder("vibridge.target.rdma.refused")
                 .description("Connections ended because the target RDMA-accessed the client's memory where the gateway"
                         + " does not carry it (no cut-through: hardware providers, infiniband.cut-through = off)")
@@ -287,6 +292,10 @@ public final class GatewayMetrics {
     /** A Send with Invalidate bridged. */
     public void sendInvalidate(ClientProtocol e, Direction direction) {
         sendInvalidates[e.ordinal()][direction.ordinal()].increment();
+    }
+
+    public void iwarpRtrTimeout() {
+        iwarpRtrTimeouts.increment();
     }
 
     public void creditStall(Direction direction) {

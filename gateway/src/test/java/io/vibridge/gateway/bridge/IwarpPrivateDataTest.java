@@ -4,31 +4,13 @@ import static io.vibridge.gateway.bridge.TestSupport.T;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vibridge.cm.cma.CmaHeader;
-import io.vibridge.cm.serviceid.ServiceId;
-import io.vibridge.cm.serviceid.ServiceIdScheme;
 import io.vibridge.gateway.server.GatewayServer;
 import io.vibridge.gateway.tools.IwarpClient;
 import io.vibridge.iwarp.mpa.MpaV2Params;
-import io.vibridge.verbs.AcceptParams;
-import io.vibridge.verbs.Access;
-import io.vibridge.verbs.CmEvent;
-import io.vibridge.verbs.CompletionQueue;
 import io.vibridge.verbs.ConnectionManager;
-import io.vibridge.verbs.DeviceConfig;
-import io.vibridge.verbs.ProtectionDomain;
-import io.vibridge.verbs.QpInitAttributes;
-import io.vibridge.verbs.QueuePair;
-import io.vibridge.verbs.Verbs;
-import io.vibridge.verbs.VerbsDevice;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.EnumSet;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -52,7 +34,7 @@ class IwarpPrivateDataTest {
 
     @BeforeAll
     static void start() {
-        target = new RdmaCmTarget("127.0.0.181", 4420);
+        target = new RdmaCmTarget("127.0.0.181", 4420, REJECT & 0xFF, REJECT_DATA, REPLY_DATA, null);
         gateway = GatewayServer.start(TestSupport.config("127.0.0.182",
                 "{ match = \"nvme\", target = \"127.0.0.181\", port = 4420, cm-format = rdma-cm, flowc = 1,"
                         + " receive-size = 8192, receive-buffers = 8 },"
@@ -150,54 +132,5 @@ class IwarpPrivateDataTest {
 
     private static double rejected(String reason) {
         return gateway.registry().get("vibridge.connections.rejected").tag("reason", reason).counter().count();
-    }
-
-    /**
-     * An rdma_cm-style target on the soft fabric: listens on the rdma-cm Service ID of {@code port}, keeps each REQ's
-     * private data, rejects (consumer reject with {@link #REJECT_DATA}) when the client's first byte is
-     * {@link #REJECT}, else accepts with {@link #REPLY_DATA}.
-     */
-    static final class RdmaCmTarget implements AutoCloseable {
-        final BlockingQueue<byte[]> requests = new ArrayBlockingQueue<>(128);
-        private final VerbsDevice device;
-        private final ProtectionDomain pd;
-        private final ExecutorService thread = Executors.newSingleThreadExecutor();
-        private final ConnectionManager.CmListener listener;
-
-        RdmaCmTarget(String address, int port) {
-            device = Verbs.open(DeviceConfig.of(address).withProvider("soft"));
-            pd = device.allocateProtectionDomain();
-            pd.registerMemory(ByteBuffer.allocateDirect(4096), EnumSet.of(Access.LOCAL_WRITE));
-            listener = device.connectionManager().listen(ServiceId.valueOf(ServiceIdScheme.RDMA_CM, port), this::onCm,
-                    thread);
-        }
-
-        private void onCm(CmEvent e) {
-            if (e instanceof CmEvent.ConnectRequest req) {
-                byte[] pd0 = req.privateData();
-                requests.add(pd0);
-                if (pd0.length > CmaHeader.LENGTH && pd0[CmaHeader.LENGTH] == REJECT) {
-                    req.id().reject(REJECT_DATA);
-                    return;
-                }
-                CompletionQueue cq = device.createCompletionQueue(8);
-                QueuePair qp = pd.createQueuePair(new QpInitAttributes(cq, cq, 4, 4));
-                req.id().accept(qp, AcceptParams.defaults(REPLY_DATA));
-            } else if (e instanceof CmEvent.Disconnected d) {
-                d.id().disconnect();
-            }
-        }
-
-        @Override
-        public void close() {
-            listener.close();
-            device.close();
-            thread.shutdownNow();
-            try {
-                thread.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 }

@@ -393,6 +393,20 @@ public final class IwarpConnection {
         writer = new RdmapWriter(maxFpdu, s.crc());
     }
 
+    /**
+     * Client/server mode: this side sends without waiting for the initiator's first FPDU, as Linux siw does as
+     * responder ({@code siw_accept}: RTS and ESTABLISHED right after the Reply), which server-first applications
+     * rely on. RFC 5044 §7.1.2 has the responder wait; siw as initiator never sends a first message of its own.
+     * In peer-to-peer mode the RTR must come first (RFC 6581 §5), as siw waits for it.
+     */
+    public void sendFirst() {
+        requireState(State.AWAITING_FIRST_FPDU);
+        if (settings.rtr() != Rtr.NONE) {
+            throw new IllegalStateException("peer-to-peer mode: the initiator's " + settings.rtr() + " RTR comes first");
+        }
+        state = State.ESTABLISHED;
+    }
+
     /** Rejects the Request (the InfiniBand side refused): the Reject Reply is queued; then close. */
     public void reject(byte[] ulpPrivateData) {
         requireState(State.DECIDING);

@@ -200,6 +200,32 @@ class IwarpConnectionTest {
     }
 
     @Test
+    void inClientServerModeTheResponderMaySendFirstAsSiwDoes() {
+        // Linux siw_accept: RTS and ESTABLISHED right after the Reply; a server-first application sends at once
+        Session s = new Session(false, 1448, false, MpaV2Params.of(4, 4)).open(4, 4);
+        assertThat(s.engine.state()).isEqualTo(State.AWAITING_FIRST_FPDU);
+        s.engine.sendFirst();
+        assertThat(s.engine.state()).isEqualTo(State.ESTABLISHED);
+        assertThat(s.engine.canTransmit()).isTrue();
+        ByteBuffer dst = ByteBuffer.allocate(100);
+        s.engine.send(dst, ByteBuffer.wrap(pattern(16, 9)), 0, 16, false, 0);
+        assertThat(dst.position()).isEqualTo(s.engine.length(RdmapOpcode.SEND, 16));
+        // the client's first FPDU, later, is an ordinary message
+        byte[] p = pattern(16, 2);
+        assertThat(s.feed(Wire.send(false, true, 1, 0, p))).isTrue();
+        assertThat(s.rec.of(Send.class)).containsExactly(send(true, 1, 0, p));
+        assertThatThrownBy(s.engine::sendFirst).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void inPeerToPeerModeTheRtrComesFirst() {
+        Session s = new Session(false, 1448, false, new MpaV2Params(1, 1, true, false, true, false)).open(1, 1);
+        assertThatThrownBy(s.engine::sendFirst).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("RTR comes first");
+        assertThat(s.engine.canTransmit()).isFalse();
+    }
+
+    @Test
     void writeRtrAndFirstSendInOneRead() {
         Session s = new Session(false, 1448, false, new MpaV2Params(1, 1, true, false, true, false)).open(1, 1);
         byte[] p = pattern(16, 4);

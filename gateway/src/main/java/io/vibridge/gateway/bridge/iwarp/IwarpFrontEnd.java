@@ -18,6 +18,7 @@ import io.vibridge.iwarp.engine.IwarpConnection;
 import io.vibridge.iwarp.mpa.MpaFrame;
 import io.vibridge.iwarp.mpa.MpaSettings;
 import io.vibridge.iwarp.mpa.MpaV2Params;
+import io.vibridge.iwarp.mpa.Rtr;
 import io.vibridge.iwarp.wire.DdpSegment;
 import io.vibridge.iwarp.wire.IwarpProtocolException;
 import io.vibridge.iwarp.wire.ReadRequest;
@@ -219,12 +220,39 @@ public final class IwarpFrontEnd implements FrontEnd {
         // IRD: the client's Read Requests this side takes at once = the READs the target accepts; ORD: the
         // gateway's Read Requests = the READs the target issues (IWARP-MAPPING "Read depths")
         MpaSettings s = engine.accept(terms.readsIn(), terms.readsOut(), terms.privateData());
+        GatewayConfig.Iwarp iw = host.config().iwarp();
+        if (s.rtr() == Rtr.NONE) {
+            host.schedule(iw.firstSendDelay(), this::sendFirst);
+        } else {
+            host.schedule(iw.requestTimeout(), () -> rtrOverdue(iw.requestTimeout()));
+        }
         metrics.privateData(ClientProtocol.IWARP, Direction.TARGET_TO_CLIENT, terms.privateData().length);
         accepted = true;
         log.debug("conn {} {}:{} iWARP bridged route {}: MPA CRC {}, IRD {} ORD {}, RTR {}", host.id(),
                 host.clientAddress().getHostAddress(), host.clientPort(), route.discriminator(), s.crc() ? "on" : "off",
                 s.ird(), s.ord(), s.rtr());
         return true;
+    }
+
+    /**
+     * The client has not sent its first FPDU {@code iwarp.first-send-delay} after the Reply: the target's messages
+     * go anyway, as Linux siw sends as responder (IWARP-MAPPING §2, step 6), or a server-first application waits
+     * for ever while its target retries against full receive slots.
+     */
+    private void sendFirst() {
+        if (engine.state() == IwarpConnection.State.AWAITING_FIRST_FPDU) {
+            engine.sendFirst();
+            host.pump();
+        }
+    }
+
+    /** Peer-to-peer mode: the client's RTR did not come within {@code iwarp.request-timeout} of the Reply. */
+    private void rtrOverdue(Duration timeout) {
+        if (engine.state() == IwarpConnection.State.AWAITING_FIRST_FPDU) {
+            metrics.iwarpRtrTimeout();
+            host.fail("no RTR (" + engine.settings().rtr() + ") from the client within " + timeout
+                    + " of the MPA Reply (peer-to-peer mode)");
+        }
     }
 
     // ================================================================================ client -> target

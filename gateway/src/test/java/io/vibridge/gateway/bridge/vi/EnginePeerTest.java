@@ -28,6 +28,7 @@ import io.vibridge.vitcp.wire.Discriminator;
 import io.vibridge.vitcp.wire.ReliabilityLevel;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -275,6 +276,11 @@ class EnginePeerTest {
 
         @Override
         public void fail(String why) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void schedule(Duration delay, Runnable action) {
             throw new UnsupportedOperationException();
         }
 
