@@ -15,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Random;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterAll;
@@ -100,6 +101,33 @@ class IwarpBridgeTest {
                 c.read(rkey, base, size);
                 assertThat(c.awaitRead(T)).as("%d bytes written and read back", size).isEqualTo(data);
             }
+        }
+    }
+
+    @ParameterizedTest(name = "FlowC {0}")
+    @CsvSource({"0", "1"})
+    void readsLongerThanAStagingSlotAreSplitAndAnsweredAsOneReadResponse(int flowc) throws Exception {
+        // IWARP-MAPPING §3: slot-sized READs, one Read Response in order; 2 MiB outnumbers the connection's slots
+        try (var c = new IwarpClient(port(flowc), flowc == 1).awaitEstablished(T)) {
+            long base = target.rdma.address() + 4 * 65536L + 2 * 131072L;
+            int rkey = target.rdma.rkey();
+            byte[] data = new byte[2 << 20];
+            new Random(flowc).nextBytes(data);
+            for (int off = 0; off < data.length; off += 60000) {
+                c.write(rkey, base + off, Arrays.copyOfRange(data, off, Math.min(data.length, off + 60000)));
+            }
+            for (int size : new int[] {65537, 300_000, 2 << 20}) {
+                c.read(rkey, base, size);
+                assertThat(c.awaitRead(T)).as("a %d-byte Read", size).isEqualTo(Arrays.copyOf(data, size));
+            }
+            // two in a row, then a Send: nothing overtakes, nothing interleaves
+            c.read(rkey, base + 100, 200_000);
+            c.read(rkey, base + 7, 70_000);
+            byte[] m = {1, 2, 3, 4};
+            c.send(m);
+            assertThat(c.awaitRead(T)).isEqualTo(Arrays.copyOfRange(data, 100, 200_100));
+            assertThat(c.awaitRead(T)).isEqualTo(Arrays.copyOfRange(data, 7, 70_007));
+            assertThat(c.awaitSend(T)).isEqualTo(m);
         }
     }
 

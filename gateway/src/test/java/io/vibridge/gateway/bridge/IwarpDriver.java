@@ -89,7 +89,7 @@ final class IwarpDriver implements ClientDriver {
             case SILENT, PART_OF_THE_REQUEST -> "no MPA Request within";
             case GARBAGE_BEFORE_THE_REQUEST -> "protocol error: Key at offset 0";
             case MESSAGE_TOO_LARGE -> "a Send longer than the";
-            case OVERSIZED_RDMA_LENGTH -> "the gateway reads at most";
+            case OVERSIZED_RDMA_LENGTH -> "InfiniBand reads at most 2 GiB - 1 in one READ";
             case RESERVED_OPCODE -> "is not an RDMAP opcode";
         };
     }

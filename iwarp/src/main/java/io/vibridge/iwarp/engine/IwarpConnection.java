@@ -110,6 +110,8 @@ public final class IwarpConnection {
     private final ArrayDeque<OwedRead> owedByClient = new ArrayDeque<>();
     /** Bytes of the oldest owed Read Response received so far. */
     private long responseReceived;
+    /** Bytes of the Read Response to the oldest client Read Request laid out so far. */
+    private long responseSent;
     private int nextSinkStag = 0x100;
 
     /**
@@ -499,7 +501,6 @@ public final class IwarpConnection {
      * owed and this throws; the owner refuses it with {@link #terminate}.
      */
     public void readResponse(ByteBuffer dst, ByteBuffer src, int srcOff) {
-        requireTransmit();
         ReadRequest r = owedToClient.peek();
         if (r == null) {
             throw new IllegalStateException("no Read Request is owed a response");
@@ -507,8 +508,41 @@ public final class IwarpConnection {
         if (r.size() < 0) {
             throw new IllegalStateException("a Read of " + r.sizeUnsigned() + " bytes cannot be answered");
         }
-        owedToClient.poll();
-        writer.tagged(dst, RdmapOpcode.READ_RESPONSE, r.sinkStag(), r.sinkOffset(), src, srcOff, r.size());
+        readResponse(dst, src, srcOff, r.size());
+    }
+
+    /**
+     * Lays out the next {@code len} bytes of the Read Response to the oldest client Read Request, after what
+     * earlier calls laid out (an owner that reads the source in parts answers in parts, RFC 5040 §5.4: one
+     * message, its segments in order); the run that completes it ends the message and the Request is answered.
+     * Nothing else may go to the client while a Read Response is {@linkplain #readResponseUnfinished unfinished}:
+     * its segments and another message's must not interleave.
+     */
+    public void readResponse(ByteBuffer dst, ByteBuffer src, int srcOff, int len) {
+        requireTransmit();
+        ReadRequest r = owedToClient.peek();
+        if (r == null) {
+            throw new IllegalStateException("no Read Request is owed a response");
+        }
+        long end = responseSent + len;
+        if (len < 0 || end > r.sizeUnsigned()) {
+            throw new IllegalArgumentException(len + " more bytes after " + responseSent + " of a " + r.sizeUnsigned()
+                    + "-byte Read");
+        }
+        boolean ends = end == r.sizeUnsigned();
+        writer.tagged(dst, RdmapOpcode.READ_RESPONSE, r.sinkStag(), r.sinkOffset() + responseSent, src, srcOff, len,
+                ends);
+        if (ends) {
+            owedToClient.poll();
+            responseSent = 0;
+        } else {
+            responseSent = end;
+        }
+    }
+
+    /** Whether part of a Read Response went out and the rest must follow before anything else. */
+    public boolean readResponseUnfinished() {
+        return responseSent > 0;
     }
 
     /**

@@ -81,13 +81,22 @@ final class RdmapWriter {
 
     /** An RDMA Write or Read Response of {@code len} bytes to {@code stag} at {@code to}. */
     void tagged(ByteBuffer dst, RdmapOpcode op, int stag, long to, ByteBuffer src, int srcOff, int len) {
+        tagged(dst, op, stag, to, src, srcOff, len, true);
+    }
+
+    /**
+     * Segments of a tagged message, {@code len} bytes to {@code stag} at {@code to}: the whole message or, with
+     * {@code ends} false, a run of its segments the next run continues (RFC 5041 §5.2: only the message's final
+     * segment has the Last flag).
+     */
+    void tagged(ByteBuffer dst, RdmapOpcode op, int stag, long to, ByteBuffer src, int srcOff, int len, boolean ends) {
         requireLength(len);
         int per = perSegment(op);
         int done = 0;
         do {
             int n = Math.min(per, len - done);
             int at = dst.position();
-            int h = DdpSegment.writeTagged(dst, at + Fpdu.LENGTH_FIELD, op, done + n == len, stag, to + done);
+            int h = DdpSegment.writeTagged(dst, at + Fpdu.LENGTH_FIELD, op, ends && done + n == len, stag, to + done);
             copy(src, srcOff + done, dst, at + Fpdu.LENGTH_FIELD + h, n);
             dst.position(at + Fpdu.seal(dst, at, h + n, crc));
             done += n;

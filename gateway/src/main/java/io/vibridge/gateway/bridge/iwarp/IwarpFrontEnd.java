@@ -69,6 +69,14 @@ public final class IwarpFrontEnd implements FrontEnd {
     private int curWrite = -1;
     /** Read Responses and the target's operations, on their way to the client. */
     private RdmaOutput output;
+    /**
+     * A client Read Request longer than a staging slot, read from the target in slot-sized READs as slots come
+     * free; the client's next message waits until every part is staged (IBA 9.5: nothing overtakes it).
+     */
+    private long splitAddress;
+    private int splitKey;
+    /** Bytes of the split Read not yet staged as READs (0: none is being split). */
+    private long splitRemaining;
 
     /** A stream on {@code listener}'s port. */
     public IwarpFrontEnd(GatewayConfig.IwarpListener listener) {
@@ -83,7 +91,7 @@ public final class IwarpFrontEnd implements FrontEnd {
         this.route = listener.routeFor(h.clientAddress()); // MPA names no service: the port and the client choose
         GatewayConfig.Iwarp iw = h.config().iwarp();
         this.engine = new IwarpConnection(iw.crcRequired(), iw.maxFpdu(), new Handler());
-        this.output = new RdmaOutput(h, engine);
+        this.output = new RdmaOutput(h, engine, this::freeSlot);
     }
 
     @Override
@@ -319,33 +327,57 @@ public final class IwarpFrontEnd implements FrontEnd {
         host.stage(l);
     }
 
+    /**
+     * A client Read Request: one RDMA READ into a staging slot, or, longer than a slot, slot-sized READs whose
+     * Read Response parts go out in order as one message (IWARP-MAPPING §3).
+     */
     private boolean clientReadRequest(ReadRequest r) {
-        StagingSlots slots = host.slots();
-        if (r.sizeUnsigned() > slots.payloadCapacity()) {
+        if (r.sizeUnsigned() > Integer.MAX_VALUE) {
+            // IBA 9.4.3: an RC message is at most 2^31 bytes
             throw new IwarpProtocolException(TerminateCode.RDMAP_UNSPECIFIED, "RDMA Read Message Size", 0,
-                    "a Read of " + r.sizeUnsigned() + " bytes; the gateway reads at most " + slots.payloadCapacity()
-                            + " at once (IWARP-MAPPING \"Not bridged\")");
+                    "a Read of " + r.sizeUnsigned() + " bytes; InfiniBand reads at most 2 GiB - 1 in one READ");
         }
         if (!admitSlot()) {
             return false;
         }
-        int l = slots.takeAdmitted();
-        slots.beginRead(l, 0, r.sourceOffset(), r.sourceStag(), r.size());
         metrics.message(Direction.CLIENT_TO_TARGET, Operation.RDMA_READ, r.size());
-        host.stage(l);
+        splitAddress = r.sourceOffset();
+        splitKey = r.sourceStag();
+        splitRemaining = r.size();
+        stageReadParts(true);
         if (r.size() == 0) {
             host.pump(); // answered without an InfiniBand READ
         }
         return true;
     }
 
-    private boolean admitSlot() {
-        return !closing && host.admit();
+    /** Stages the split Read's next parts while slots are free ({@code admitted}: one is already). */
+    private void stageReadParts(boolean admitted) {
+        StagingSlots slots = host.slots();
+        do {
+            if (!admitted && !host.admit()) {
+                return;
+            }
+            admitted = false;
+            int l = slots.takeAdmitted();
+            int n = (int) Math.min(splitRemaining, slots.payloadCapacity());
+            slots.beginRead(l, 0, splitAddress, splitKey, n);
+            splitAddress += n;
+            splitRemaining -= n;
+            host.stage(l);
+        } while (splitRemaining > 0);
     }
 
-    /** A client slot's InfiniBand work is over: the slot goes back, input may resume. */
+    private boolean admitSlot() {
+        return !closing && splitRemaining == 0 && host.admit();
+    }
+
+    /** A client slot's InfiniBand work is over: the slot goes back, to a split Read's next part first. */
     private void freeSlot(int l) {
         host.slots().free(l);
+        if (splitRemaining > 0 && !closing) {
+            stageReadParts(false);
+        }
         host.slotFreed();
     }
 

@@ -12,6 +12,7 @@ import io.vibridge.iwarp.wire.DdpSegment;
 import io.vibridge.iwarp.wire.RdmapOpcode;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.function.IntConsumer;
 
 /**
  * The RDMA messages an {@link IwarpFrontEnd}'s stream carries to its client, laid out through the engine
@@ -25,13 +26,16 @@ final class RdmaOutput {
     private final Host host;
     private final GatewayMetrics metrics;
     private final IwarpConnection engine;
+    private final IntConsumer freeSlot;
     /** What goes to the client, in the order the target issued it. */
     private final ArrayDeque<TargetOp> toClient = new ArrayDeque<>();
 
-    RdmaOutput(Host host, IwarpConnection engine) {
+    /** {@code freeSlot}: gives a client slot back once its Read Response part went out. */
+    RdmaOutput(Host host, IwarpConnection engine, IntConsumer freeSlot) {
         this.host = host;
         this.metrics = host.metrics();
         this.engine = engine;
+        this.freeSlot = freeSlot;
     }
 
     /** An operation of the target, queued for the client. */
@@ -55,7 +59,8 @@ final class RdmaOutput {
     private void drainToClient(ClientSocket socket) {
         StagingSlots slots = host.slots();
         TargetOp o;
-        while ((o = toClient.peek()) != null && engine.canTransmit() && !socket.writeQueueFull()) {
+        while ((o = toClient.peek()) != null && engine.canTransmit() && !engine.readResponseUnfinished()
+                && !socket.writeQueueFull()) {
             switch (o) {
                 case TargetOp.Send m -> {
                     ByteBuffer dst = socket.reserve(engine.length(RdmapOpcode.SEND, m.length()));
@@ -93,7 +98,10 @@ final class RdmaOutput {
         }
     }
 
-    /** Read Responses to the client's Read Requests whose READ completed, in request order. */
+    /**
+     * Read Responses to the client's Read Requests whose READ completed, in request order; a Read split into
+     * several READs answers with one Read Response laid out part by part, each as its READ completed.
+     */
     private void drainReadResponses(ClientSocket socket) {
         StagingSlots slots = host.slots();
         while (slots.reads() > 0 && engine.canTransmit() && !socket.writeQueueFull()) {
@@ -103,10 +111,9 @@ final class RdmaOutput {
             }
             slots.popRead();
             ByteBuffer dst = socket.reserve(engine.length(RdmapOpcode.READ_RESPONSE, slots.length(l)));
-            engine.readResponse(dst, slots.buffer(l), slots.payloadOffset(l));
+            engine.readResponse(dst, slots.buffer(l), slots.payloadOffset(l), slots.length(l));
             socket.commit(dst);
-            slots.free(l); // the READ's work is over: the slot goes back, input may resume
-            host.slotFreed();
+            freeSlot.accept(l); // the READ's work is over: the slot goes back, input may resume
         }
     }
 
