@@ -423,6 +423,39 @@ class IwarpConnectionTest {
     }
 
     @Test
+    void aReadResponseLaidOutInPartsIsOneMessageInOrder() {
+        // a Read the owner reads in parts (the gateway: slot-sized InfiniBand READs) answers with one message
+        Session s = established(4, 1);
+        ReadRequest r = new ReadRequest(0xCC00, 0x10_0000, 5000, 0x99, 0);
+        ReadRequest next = new ReadRequest(0xDD00, 0, 4, 0x99, 0);
+        s.feed(Wire.readRequest(false, 1, r), Wire.readRequest(false, 2, next));
+        byte[] data = pattern(5000, 3);
+        int[] parts = {2000, 0, 1999, 1001};
+        byte[] got = new byte[0];
+        long to = 0x10_0000;
+        int at = 0;
+        for (int i = 0; i < parts.length; i++) {
+            ByteBuffer out = ByteBuffer.allocate(s.engine.length(RdmapOpcode.READ_RESPONSE, parts[i]));
+            s.engine.readResponse(out, ByteBuffer.wrap(data), at, parts[i]);
+            at += parts[i];
+            boolean final_ = i == parts.length - 1;
+            assertThat(s.engine.readResponseUnfinished()).isEqualTo(!final_);
+            assertThat(s.engine.oldestOwedRead()).isEqualTo(final_ ? next : r);
+            for (Wire.Seg g : Wire.decode(out.array(), false)) {
+                assertThat(g.stag()).isEqualTo(0xCC00);
+                assertThat(g.to()).isEqualTo(to);
+                to += g.payload().length;
+                got = Wire.concat(got, g.payload());
+                // the Last flag only on the message's final segment
+                assertThat(g.last()).isEqualTo(final_ && to == 0x10_0000 + 5000);
+            }
+        }
+        assertThat(got).isEqualTo(data);
+        assertThatThrownBy(() -> s.engine.readResponse(ByteBuffer.allocate(100), ByteBuffer.allocate(8), 0, 5))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a 4-byte Read");
+    }
+
+    @Test
     void readResponsesAnswerTheOldestClientReadFirst() {
         Session s = established(4, 1);
         ReadRequest r1 = new ReadRequest(0xAA00, 0x1000, 10, 0x77, 0);
