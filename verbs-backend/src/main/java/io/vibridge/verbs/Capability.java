@@ -44,5 +44,16 @@ public enum Capability {
      * period has passed, as {@code ibv_modify_cq} with {@code IBV_CQ_ATTR_MODERATE} does on hardware that has
      * it (mlx5; not rxe). Without it {@code moderate} throws and every completion raises the notification.
      */
-    CQ_MODERATION
+    CQ_MODERATION,
+    /**
+     * {@link QueuePair#postSend} takes {@link WrOpcode#SEND_WITH_INV}: a SEND whose last packet carries
+     * {@link SendWorkRequest#invalidateRkey} in an IETH, as {@code IBV_WR_SEND_WITH_INV}. Without it such a post
+     * throws {@link VerbsException}. Whatever the capability, a receive completed by an inbound SEND with
+     * Invalidate reports {@link WorkCompletion#hasInvalidate} and the key. What the receiving side invalidates is
+     * its provider's: the soft provider has no fast-registration regions or memory windows and invalidates nothing
+     * (verbs-backend README); an RDMA device invalidates the registration the key names and, where it cannot (Linux
+     * rxe: a key of no fast-registration region or window), completes the receive in error and moves its queue pair
+     * to the error state.
+     */
+    SEND_WITH_INVALIDATE
 }

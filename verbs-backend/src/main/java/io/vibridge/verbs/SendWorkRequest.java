@@ -15,6 +15,11 @@ public final class SendWorkRequest {
     public long remoteAddress;
     public int rkey;
     public int immediate;
+    /**
+     * {@link WrOpcode#SEND_WITH_INV}: the R_Key the responder is to invalidate, carried in the last packet's IETH
+     * ({@code ibv_send_wr.invalidate_rkey}, which shares its union with {@code imm_data}).
+     */
+    public int invalidateRkey;
     public boolean signaled = true;
     public boolean solicited;
 
@@ -35,6 +40,12 @@ public final class SendWorkRequest {
 
     public SendWorkRequest immediate(int imm) {
         this.immediate = imm;
+        return this;
+    }
+
+    /** Sets {@link #invalidateRkey}; the opcode stays as set ({@link WrOpcode#SEND_WITH_INV} uses it). */
+    public SendWorkRequest invalidate(int rkey) {
+        this.invalidateRkey = rkey;
         return this;
     }
 

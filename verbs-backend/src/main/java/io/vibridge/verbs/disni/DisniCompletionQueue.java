@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
  */
 final class DisniCompletionQueue implements CompletionQueue {
     private static final int IBV_WC_WITH_IMM = 1 << 1;
+    private static final int IBV_WC_WITH_INV = 1 << 3;
     private final DisniDevice device;
     final IbvCompChannel channel;
     final IbvCQ cq;
@@ -105,7 +106,11 @@ final class DisniCompletionQueue implements CompletionQueue {
             wc.opcode = opcode(w.getOpcode());
             wc.byteLength = w.getByte_len();
             wc.hasImmediate = (w.getWc_flags() & IBV_WC_WITH_IMM) != 0;
-            wc.immediate = w.getImm_data();
+            wc.immediate = wc.hasImmediate ? w.getImm_data() : 0;
+            // ibv_wc's union: with IBV_WC_WITH_INV imm_data's 4 bytes are invalidated_rkey, a host-order uint32_t,
+            // which DiSNI reads in native order
+            wc.hasInvalidate = (w.getWc_flags() & IBV_WC_WITH_INV) != 0;
+            wc.invalidatedRkey = wc.hasInvalidate ? w.getImm_data() : 0;
             wc.qpNum = w.getQp_num();
             wc.solicited = false;
         }

@@ -14,6 +14,7 @@ import io.vibridge.verbs.QueuePair;
 import io.vibridge.verbs.ReceiveWorkRequest;
 import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.VerbsException;
+import io.vibridge.verbs.WrOpcode;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.LinkedList;
@@ -106,18 +107,13 @@ final class DisniQueuePair implements QueuePair {
 
     @Override
     public synchronized void postSend(SendWorkRequest wr) {
+        int opcode = opcode(wr.opcode);
         if (qp == null) {
             throw new VerbsException("QP is not connected yet");
         }
         IbvSendWR s = new IbvSendWR();
         s.setWr_id(wr.wrId);
-        s.setOpcode(switch (wr.opcode) {
-            case SEND -> IbvSendWR.IBV_WR_SEND;
-            case SEND_WITH_IMM -> IbvSendWR.IBV_WR_SEND_WITH_IMM;
-            case RDMA_WRITE -> IbvSendWR.IBV_WR_RDMA_WRITE;
-            case RDMA_WRITE_WITH_IMM -> IbvSendWR.IBV_WR_RDMA_WRITE_WITH_IMM;
-            case RDMA_READ -> IbvSendWR.IBV_WR_RDMA_READ;
-        });
+        s.setOpcode(opcode);
         s.setSend_flags((wr.signaled ? IbvSendWR.IBV_SEND_SIGNALED : 0) | (wr.solicited ? IbvSendWR.IBV_SEND_SOLICITED : 0));
         s.setImm_data(wr.immediate);
         LinkedList<IbvSge> sges = new LinkedList<>();
@@ -141,6 +137,20 @@ final class DisniQueuePair implements QueuePair {
         } catch (IOException e) {
             throw new VerbsException("ibv_post_send failed: " + e, e);
         }
+    }
+
+    /** DiSNI's ibv_wr_opcode for {@code op}; SEND with Invalidate is refused, whether the QP is bound or not. */
+    static int opcode(WrOpcode op) {
+        return switch (op) {
+            case SEND -> IbvSendWR.IBV_WR_SEND;
+            case SEND_WITH_IMM -> IbvSendWR.IBV_WR_SEND_WITH_IMM;
+            case RDMA_WRITE -> IbvSendWR.IBV_WR_RDMA_WRITE;
+            case RDMA_WRITE_WITH_IMM -> IbvSendWR.IBV_WR_RDMA_WRITE_WITH_IMM;
+            case RDMA_READ -> IbvSendWR.IBV_WR_RDMA_READ;
+            // DiSNI 2.1's IbvSendWR names opcodes up to the atomics (6) and has no invalidate_rkey
+            case SEND_WITH_INV ->
+                    throw new VerbsException("SEND with Invalidate is not supported by the DiSNI provider");
+        };
     }
 
     @Override

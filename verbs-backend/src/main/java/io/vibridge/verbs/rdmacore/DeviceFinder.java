@@ -37,7 +37,7 @@ final class DeviceFinder {
     /** An opened device: the context and the port/GID chosen. */
     record Opened(MemorySegment context, String name, int port, int gidIndex, byte[] gid, int transport,
                   int linkLayer, int activeMtu, int maxQpWr, int maxCqe, int maxQpRdAtom, int maxQpInitRdAtom,
-                  String firmware, String gidType) {
+                  int deviceCapFlags, String firmware, String gidType) {
     }
 
     /** Null when a device for {@code config} can be opened, else why not (one line). */
@@ -174,6 +174,7 @@ final class DeviceFinder {
                             attr.get(JAVA_INT, IbvLayouts.off(IbvLayouts.DEVICE_ATTR, "max_cqe")),
                             attr.get(JAVA_INT, IbvLayouts.off(IbvLayouts.DEVICE_ATTR, "max_qp_rd_atom")),
                             attr.get(JAVA_INT, IbvLayouts.off(IbvLayouts.DEVICE_ATTR, "max_qp_init_rd_atom")),
+                            attr.get(JAVA_INT, IbvLayouts.off(IbvLayouts.DEVICE_ATTR, "device_cap_flags")),
                             attr.asSlice(0, 64).getString(0), foundType);
                 }
             }

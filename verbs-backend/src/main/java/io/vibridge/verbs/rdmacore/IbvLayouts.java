@@ -132,13 +132,22 @@ final class IbvLayouts {
             JAVA_INT.withName("event_type"),
             pad(4)).withName("ibv_async_event");
 
+    /**
+     * The 4 bytes that verbs.h's anonymous unions hold: {@code imm_data} (__be32) with a WITH_IMM opcode or flag,
+     * {@code invalidate_rkey} / {@code invalidated_rkey} (host-order uint32_t) with SEND_WITH_INV / IBV_WC_WITH_INV.
+     * Java needs a name to reach into a union; {@code ex} is the one the kernel ABI gives it (ib_user_verbs.h).
+     */
+    private static GroupLayout immOrRkey(String rkey) {
+        return MemoryLayout.unionLayout(JAVA_INT.withName("imm_data"), JAVA_INT.withName(rkey)).withName("ex");
+    }
+
     static final StructLayout WC = MemoryLayout.structLayout(
             JAVA_LONG.withName("wr_id"),
             JAVA_INT.withName("status"),
             JAVA_INT.withName("opcode"),
             JAVA_INT.withName("vendor_err"),
             JAVA_INT.withName("byte_len"),
-            JAVA_INT.withName("imm_data"),
+            immOrRkey("invalidated_rkey"),
             JAVA_INT.withName("qp_num"),
             JAVA_INT.withName("src_qp"),
             JAVA_INT.withName("wc_flags"),
@@ -269,7 +278,7 @@ final class IbvLayouts {
             JAVA_INT.withName("num_sge"),
             JAVA_INT.withName("opcode"),
             JAVA_INT.withName("send_flags"),
-            JAVA_INT.withName("imm_data"),
+            immOrRkey("invalidate_rkey"),
             JAVA_LONG.withName("remote_addr"),            // wr.rdma.remote_addr
             JAVA_INT.withName("rkey"),                    // wr.rdma.rkey
             pad(20),                                      // rest of the wr union (atomic: 32 bytes)
@@ -313,7 +322,8 @@ final class IbvLayouts {
     static final long WC_OPCODE = off(WC, "opcode");
     static final long WC_VENDOR_ERR = off(WC, "vendor_err");
     static final long WC_BYTE_LEN = off(WC, "byte_len");
-    static final long WC_IMM = off(WC, "imm_data");
+    static final long WC_IMM = off(WC, "ex", "imm_data");
+    static final long WC_INVALIDATED_RKEY = off(WC, "ex", "invalidated_rkey");
     static final long WC_QP_NUM = off(WC, "qp_num");
     static final long WC_FLAGS = off(WC, "wc_flags");
 
@@ -323,7 +333,8 @@ final class IbvLayouts {
     static final long SWR_NUM_SGE = off(SEND_WR, "num_sge");
     static final long SWR_OPCODE = off(SEND_WR, "opcode");
     static final long SWR_SEND_FLAGS = off(SEND_WR, "send_flags");
-    static final long SWR_IMM = off(SEND_WR, "imm_data");
+    static final long SWR_IMM = off(SEND_WR, "ex", "imm_data");
+    static final long SWR_INVALIDATE_RKEY = off(SEND_WR, "ex", "invalidate_rkey");
     static final long SWR_REMOTE_ADDR = off(SEND_WR, "remote_addr");
     static final long SWR_RKEY = off(SEND_WR, "rkey");
 

@@ -22,6 +22,7 @@ import java.util.concurrent.Executor;
 final class RdmaCoreCompletionQueue implements CompletionQueue {
     static final int BATCH = 64;
     private static final int IBV_WC_WITH_IMM = 1 << 1;
+    private static final int IBV_WC_WITH_INV = 1 << 3;
     private final RdmaCoreDevice device;
     final MemorySegment cq;
     private final int capacity;
@@ -111,6 +112,9 @@ final class RdmaCoreCompletionQueue implements CompletionQueue {
         int flags = s.get(JAVA_INT, base + IbvLayouts.WC_FLAGS);
         wc.hasImmediate = (flags & IBV_WC_WITH_IMM) != 0;
         wc.immediate = wc.hasImmediate ? s.get(WcCodes.INT_BE, base + IbvLayouts.WC_IMM) : 0;
+        // the union's other half: a host-order uint32_t, never together with WITH_IMM (ibv_poll_cq(3))
+        wc.hasInvalidate = (flags & IBV_WC_WITH_INV) != 0;
+        wc.invalidatedRkey = wc.hasInvalidate ? s.get(JAVA_INT, base + IbvLayouts.WC_INVALIDATED_RKEY) : 0;
         wc.qpNum = s.get(JAVA_INT, base + IbvLayouts.WC_QP_NUM);
         wc.solicited = false;                  // ibv_wc does not say (only ibv_wc_ex does)
     }

@@ -43,6 +43,8 @@ public final class RdmaCoreDevice implements VerbsDevice {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaCoreDevice.class);
     private static final int POLLIN = 1;
     private static final int POLL_MS = 100;
+    /** enum ibv_device_cap_flags (verbs.h). */
+    private static final int IBV_DEVICE_MEM_MGT_EXTENSIONS = 1 << 21;
     /** enum ibv_event_type names, by value (verbs.h). */
     private static final String[] EVENT_NAMES = {"CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR", "COMM_EST",
         "SQ_DRAINED", "PATH_MIG", "PATH_MIG_ERR", "DEVICE_FATAL", "PORT_ACTIVE", "PORT_ERR", "LID_CHANGE",
@@ -101,6 +103,11 @@ public final class RdmaCoreDevice implements VerbsDevice {
             }
             if (moderates(context, modifyCq)) {
                 caps.add(Capability.CQ_MODERATION);
+            }
+            if ((opened.deviceCapFlags() & IBV_DEVICE_MEM_MGT_EXTENSIONS) != 0) {
+                // Linux ib_verbs.h: the "base memory management extension", "fast registrations (IB_WR_REG_MR,
+                // IB_WR_LOCAL_INV and IB_WR_SEND_WITH_INV verbs)"
+                caps.add(Capability.SEND_WITH_INVALIDATE);
             }
             capabilities = Collections.unmodifiableSet(caps);
             memlock = Limits.memlockLine();

@@ -304,14 +304,19 @@ final class RdmaCoreQueuePair implements QueuePair {
 
     /**
      * Writes {@code wr} into the native ibv_send_wr {@code w} (whose sg_list already points at {@code sge}):
-     * verbs.h's opcode and flag values, imm_data in network order, wr.rdma for READ/WRITE.
+     * verbs.h's opcode and flag values, imm_data in network order or, for SEND_WITH_INV, invalidate_rkey (host order)
+     * in the same union, wr.rdma for READ/WRITE.
      */
     static void encodeSend(MemorySegment w, MemorySegment sge, SendWorkRequest wr) {
         w.set(JAVA_LONG, IbvLayouts.SWR_WR_ID, wr.wrId);
         w.set(JAVA_INT, IbvLayouts.SWR_OPCODE, WcCodes.wrOpcode(wr.opcode));
         w.set(JAVA_INT, IbvLayouts.SWR_SEND_FLAGS,
                 (wr.signaled ? IBV_SEND_SIGNALED : 0) | (wr.solicited ? IBV_SEND_SOLICITED : 0));
-        w.set(WcCodes.INT_BE, IbvLayouts.SWR_IMM, wr.opcode.hasImmediate() ? wr.immediate : 0);
+        if (wr.opcode.hasInvalidate()) {
+            w.set(JAVA_INT, IbvLayouts.SWR_INVALIDATE_RKEY, wr.invalidateRkey);
+        } else {
+            w.set(WcCodes.INT_BE, IbvLayouts.SWR_IMM, wr.opcode.hasImmediate() ? wr.immediate : 0);
+        }
         w.set(JAVA_LONG, IbvLayouts.SWR_REMOTE_ADDR, wr.remoteAddress);
         w.set(JAVA_INT, IbvLayouts.SWR_RKEY, wr.rkey);
         w.set(JAVA_INT, IbvLayouts.SWR_NUM_SGE, sge(sge, wr.local, wr.localOffset, wr.length));

@@ -52,6 +52,7 @@ final class WcCodes {
             case SEND -> 2;
             case SEND_WITH_IMM -> 3;
             case RDMA_READ -> 4;
+            case SEND_WITH_INV -> 9;                   // IBV_WR_SEND_WITH_INV
         };
     }
 }

@@ -18,7 +18,8 @@ public final class SoftProvider implements VerbsProvider {
     /**
      * All of them: QP-level access handlers and out-of-band connect are the engine's own; its CM carries
      * 92/196 bytes of REQ/REP private data, takes any Service ID and puts ConnectParams' timers and MTU in
-     * the REQ (IB-WIRE-REFERENCE §5.3, §5.7); its completion queues moderate on the device's timer thread.
+     * the REQ (IB-WIRE-REFERENCE §5.3, §5.7); its completion queues moderate on the device's timer thread; its
+     * requester sends SEND with Invalidate (its responder reports the key and invalidates nothing: RcResponder).
      */
     static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(EnumSet.allOf(Capability.class));
 

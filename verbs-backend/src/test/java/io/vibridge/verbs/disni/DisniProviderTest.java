@@ -1,7 +1,10 @@
 package io.vibridge.verbs.disni;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vibridge.verbs.VerbsException;
+import io.vibridge.verbs.WrOpcode;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,6 +20,15 @@ class DisniProviderTest {
         // in particular no CM_PRIVATE_DATA (empty private data in events), no ANY_SERVICE_ID (0x106xxxx only),
         // no CM_RETRY_CONTROL (maxCmRetries, localAckTimeout, minRnrTimer and pathMtu are not passed to rdma_cm)
         assertThat(DisniProvider.CAPABILITIES).isEmpty();
+    }
+
+    @Test
+    void refusesSendWithInvalidateByName() {
+        // DiSNI 2.1 has no IBV_WR_SEND_WITH_INV nor invalidate_rkey; the others are verbs.h's values
+        assertThatThrownBy(() -> DisniQueuePair.opcode(WrOpcode.SEND_WITH_INV)).isInstanceOf(VerbsException.class)
+                .hasMessage("SEND with Invalidate is not supported by the DiSNI provider");
+        assertThat(DisniQueuePair.opcode(WrOpcode.SEND)).isEqualTo(2);
+        assertThat(DisniQueuePair.opcode(WrOpcode.RDMA_READ)).isEqualTo(4);
     }
 
     /** Surefire starts this JVM without the option: the reason names it, not "no usable RDMA device". */

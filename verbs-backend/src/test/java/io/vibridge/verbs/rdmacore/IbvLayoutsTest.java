@@ -38,7 +38,10 @@ class IbvLayoutsTest {
         {"ibv_modify_cq_attr", IbvLayouts.MODIFY_CQ_ATTR, 8},
     };
 
-    /** offsetof, same source; dotted paths are nested members. */
+    /**
+     * offsetof, same source; dotted paths are nested members. {@code ex} is the layouts' name for verbs.h's anonymous
+     * union of {@code imm_data} and the invalidate key (offsets.c prints its members by their own names).
+     */
     static final Object[][] OFFSETS = {
         {"ibv_device", IbvLayouts.DEVICE, "node_type", 16},
         {"ibv_device", IbvLayouts.DEVICE, "transport_type", 20},
@@ -53,6 +56,7 @@ class IbvLayoutsTest {
         {"ibv_context", IbvLayouts.CONTEXT, "num_comp_vectors", 272},
         {"ibv_context", IbvLayouts.CONTEXT, "abi_compat", 320},
         {"ibv_device_attr", IbvLayouts.DEVICE_ATTR, "max_qp_wr", 112},
+        {"ibv_device_attr", IbvLayouts.DEVICE_ATTR, "device_cap_flags", 116},
         {"ibv_device_attr", IbvLayouts.DEVICE_ATTR, "max_cqe", 132},
         {"ibv_device_attr", IbvLayouts.DEVICE_ATTR, "max_qp_rd_atom", 144},
         {"ibv_device_attr", IbvLayouts.DEVICE_ATTR, "max_qp_init_rd_atom", 156},
@@ -66,7 +70,8 @@ class IbvLayoutsTest {
         {"ibv_wc", IbvLayouts.WC, "status", 8},
         {"ibv_wc", IbvLayouts.WC, "opcode", 12},
         {"ibv_wc", IbvLayouts.WC, "byte_len", 20},
-        {"ibv_wc", IbvLayouts.WC, "imm_data", 24},
+        {"ibv_wc", IbvLayouts.WC, "ex.imm_data", 24},
+        {"ibv_wc", IbvLayouts.WC, "ex.invalidated_rkey", 24},
         {"ibv_wc", IbvLayouts.WC, "qp_num", 28},
         {"ibv_wc", IbvLayouts.WC, "wc_flags", 36},
         {"ibv_mr", IbvLayouts.MR, "addr", 16},
@@ -105,7 +110,8 @@ class IbvLayoutsTest {
         {"ibv_send_wr", IbvLayouts.SEND_WR, "num_sge", 24},
         {"ibv_send_wr", IbvLayouts.SEND_WR, "opcode", 28},
         {"ibv_send_wr", IbvLayouts.SEND_WR, "send_flags", 32},
-        {"ibv_send_wr", IbvLayouts.SEND_WR, "imm_data", 36},
+        {"ibv_send_wr", IbvLayouts.SEND_WR, "ex.imm_data", 36},
+        {"ibv_send_wr", IbvLayouts.SEND_WR, "ex.invalidate_rkey", 36},
         {"ibv_send_wr", IbvLayouts.SEND_WR, "remote_addr", 40},
         {"ibv_send_wr", IbvLayouts.SEND_WR, "rkey", 48},
         {"ibv_send_wr", IbvLayouts.SEND_WR, "remote_srqn", 72},
@@ -144,7 +150,10 @@ class IbvLayoutsTest {
             IbvLayouts.CTX_POST_RECV}).containsExactly(96, 104, 208, 216);
         assertThat(new long[] {IbvLayouts.SWR_WR_ID, IbvLayouts.SWR_NEXT, IbvLayouts.SWR_SG_LIST, IbvLayouts.SWR_NUM_SGE,
             IbvLayouts.SWR_OPCODE, IbvLayouts.SWR_SEND_FLAGS, IbvLayouts.SWR_IMM, IbvLayouts.SWR_REMOTE_ADDR,
-            IbvLayouts.SWR_RKEY}).containsExactly(0, 8, 16, 24, 28, 32, 36, 40, 48);
+            IbvLayouts.SWR_RKEY, IbvLayouts.SWR_INVALIDATE_RKEY})
+                .containsExactly(0, 8, 16, 24, 28, 32, 36, 40, 48, 36);
+        assertThat(new long[] {IbvLayouts.WC_IMM, IbvLayouts.WC_INVALIDATED_RKEY, IbvLayouts.WC_FLAGS})
+                .containsExactly(24, 24, 36);
         assertThat(Arrays.stream(SIZES).filter(r -> r[0].equals("ibv_wc")).findFirst().orElseThrow()[2]).isEqualTo(48);
     }
 }

@@ -21,6 +21,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -76,11 +77,23 @@ class WorkRequestEncodingTest {
     }
 
     @Test
+    void aSendWithInvalidatePutsTheKeyInTheImmediateDataUnion() {
+        SendWorkRequest w = new SendWorkRequest().set(9, WrOpcode.SEND_WITH_INV, region, 0, 100).invalidate(0x01020304)
+                .immediate(0x55555555);
+        RdmaCoreQueuePair.encodeSend(wr, sge, w);
+        assertThat(wr.get(JAVA_INT, 28)).isEqualTo(9);                                // IBV_WR_SEND_WITH_INV
+        // invalidate_rkey is a host-order uint32_t, unlike imm_data's network order, in the same four bytes
+        byte[] hostOrder = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0x01020304).array();
+        assertThat(wr.asSlice(36, 4).toArray(JAVA_BYTE)).containsExactly(hostOrder);
+    }
+
+    @Test
     void opcodesAreVerbsH() {
         assertThat(WcCodes.wrOpcode(WrOpcode.RDMA_WRITE)).isZero();
         assertThat(WcCodes.wrOpcode(WrOpcode.SEND)).isEqualTo(2);
         assertThat(WcCodes.wrOpcode(WrOpcode.SEND_WITH_IMM)).isEqualTo(3);
         assertThat(WcCodes.wrOpcode(WrOpcode.RDMA_READ)).isEqualTo(4);
+        assertThat(WcCodes.wrOpcode(WrOpcode.SEND_WITH_INV)).isEqualTo(9);
         assertThat(WcCodes.status(5)).isEqualTo(WcStatus.WR_FLUSH_ERROR);
         assertThat(WcCodes.status(10)).isEqualTo(WcStatus.REMOTE_ACCESS_ERROR);
         assertThat(WcCodes.status(13)).isEqualTo(WcStatus.RNR_RETRY_EXCEEDED);
@@ -121,6 +134,25 @@ class WorkRequestEncodingTest {
     }
 
     @Test
+    void aReceiveOfASendWithInvalidateReportsTheKey() {
+        MemorySegment wc = arena.allocate(IbvLayouts.WC);
+        wc.set(JAVA_LONG, 0, 78);
+        wc.set(JAVA_INT, 12, 128);         // IBV_WC_RECV
+        wc.set(JAVA_INT, 20, 100);
+        wc.asSlice(24, 4).copyFrom(MemorySegment.ofArray(
+                ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0xC11E0A01).array()));
+        wc.set(JAVA_INT, 36, 8);           // IBV_WC_WITH_INV
+        WorkCompletion out = new WorkCompletion();
+        out.hasImmediate = true;           // left from an earlier completion: overwritten
+        RdmaCoreCompletionQueue.decode(wc, 0, out);
+        assertThat(out.opcode).isEqualTo(WcOpcode.RECV);
+        assertThat(out.hasInvalidate).isTrue();
+        assertThat(out.invalidatedRkey).isEqualTo(0xC11E0A01);
+        assertThat(out.hasImmediate).isFalse();
+        assertThat(out.immediate).isZero();
+    }
+
+    @Test
     void encodingAndDecodingAllocateNothing() {
         var bean = ManagementFactory.getThreadMXBean();
         assumeTrue(bean instanceof ThreadMXBean);
@@ -141,15 +173,18 @@ class WorkRequestEncodingTest {
         assertThat(bytes).as("bytes allocated by 100,000 rounds").isLessThan(4_096);
     }
 
+    private static final WrOpcode[] OPCODES = {WrOpcode.RDMA_WRITE, WrOpcode.SEND_WITH_IMM, WrOpcode.SEND_WITH_INV};
+
     private long loop(SendWorkRequest s, ReceiveWorkRequest r, MemorySegment wcs, WorkCompletion[] out, int n) {
         long sink = 0;
         for (int i = 0; i < n; i++) {
             s.wrId = i;
-            s.opcode = (i & 1) == 0 ? WrOpcode.RDMA_WRITE : WrOpcode.SEND_WITH_IMM;
+            s.opcode = OPCODES[i % OPCODES.length];
             RdmaCoreQueuePair.encodeSend(wr, sge, s);
             r.wrId = i;
             RdmaCoreQueuePair.encodeRecv(rwr, sge, r);
             wcs.set(JAVA_INT, (i & 7) * IbvLayouts.WC.byteSize() + 12, (i & 1) == 0 ? 0 : 128);
+            wcs.set(JAVA_INT, (i & 7) * IbvLayouts.WC.byteSize() + 36, (i & 2) == 0 ? 2 : 8);   // WITH_IMM, WITH_INV
             RdmaCoreCompletionQueue.decode(wcs, (i & 7) * IbvLayouts.WC.byteSize(), out[i & 1]);
             sink += out[i & 1].opcode.ordinal() + wr.get(JAVA_INT, 28) + rwr.get(JAVA_LONG, 0);
         }

@@ -34,8 +34,14 @@ final class Connected implements AutoCloseable {
     /** Both devices opened with {@code device} applied to their configuration. */
     Connected(int bufferSize, int maxWr, Function<VerbsDevice, ConnectParams> tweak, AcceptParams accept,
               UnaryOperator<DeviceConfig> device) throws InterruptedException {
-        devA = TestDevices.open(device);
-        devB = TestDevices.open(device);
+        this(TestDevices.open(device), TestDevices.open(device), bufferSize, maxWr, tweak, accept);
+    }
+
+    /** Connects a QP of {@code devA} to one of {@code devB}; closes both devices when closed. */
+    Connected(VerbsDevice devA, VerbsDevice devB, int bufferSize, int maxWr,
+              Function<VerbsDevice, ConnectParams> tweak, AcceptParams accept) throws InterruptedException {
+        this.devA = devA;
+        this.devB = devB;
         a = new Endpoint(devA, bufferSize, maxWr);
         b = new Endpoint(devB, bufferSize, maxWr);
         listener = devB.connectionManager().listen(SID, eventsB::add, null);

@@ -19,7 +19,7 @@ class SoftProviderTest {
         try (VerbsDevice d = TestDevices.open()) {
             assertThat(d.capabilities()).containsExactlyInAnyOrder(Capability.REMOTE_ACCESS_HANDLER,
                     Capability.OUT_OF_BAND_CONNECT, Capability.CM_PRIVATE_DATA, Capability.ANY_SERVICE_ID,
-                    Capability.CM_RETRY_CONTROL, Capability.CQ_MODERATION);
+                    Capability.CM_RETRY_CONTROL, Capability.CQ_MODERATION, Capability.SEND_WITH_INVALIDATE);
             assertThatThrownBy(() -> d.capabilities().clear()).isInstanceOf(UnsupportedOperationException.class);
         }
     }

@@ -11,6 +11,7 @@ import java.net.StandardProtocolFamily;
 import java.nio.channels.DatagramChannel;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -37,10 +38,24 @@ public final class TestDevices {
 
     /** Opens a device on the first free address; {@code tweak} adjusts the configuration. */
     public static VerbsDevice open(UnaryOperator<DeviceConfig> tweak) {
+        return open(TestDevices::candidate, 3 * COUNT, "127.0.0.2-39", tweak);
+    }
+
+    /**
+     * Opens a device on the first free address of 127.0.0.{@code first}-{@code last}, a range a test class keeps
+     * for itself instead of this module's shared one.
+     */
+    public static VerbsDevice openIn(int first, int last, UnaryOperator<DeviceConfig> tweak) {
+        int[] next = {first};
+        return open(() -> "127.0.0." + next[0]++, last - first + 1, "127.0.0." + first + "-" + last, tweak);
+    }
+
+    private static VerbsDevice open(Supplier<String> candidates, int tries, String range,
+                                    UnaryOperator<DeviceConfig> tweak) {
         VerbsException last = null;
-        for (int n = 0; n < 3 * COUNT; n++) {
+        for (int n = 0; n < tries; n++) {
             try {
-                return Verbs.open(tweak.apply(DeviceConfig.of(candidate())));
+                return Verbs.open(tweak.apply(DeviceConfig.of(candidates.get())));
             } catch (VerbsException e) {
                 if (!String.valueOf(e.getMessage()).contains("cannot bind")) {
                     throw e;
@@ -48,7 +63,7 @@ public final class TestDevices {
                 last = e;
             }
         }
-        throw new IllegalStateException("no free loopback address in 127.0.0.2-39", last);
+        throw new IllegalStateException("no free loopback address in " + range, last);
     }
 
     /** A plain UDP socket bound to {@code port} on a free address of the range. */

@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SoftCompletionQueue implements CompletionQueue {
     private static final Logger LOG = LoggerFactory.getLogger(SoftCompletionQueue.class);
+    private static final int WITH_IMM = 1, SOLICITED = 2, WITH_INV = 4;
     /** Runs handlers armed without an executor of their own: the device's event thread. */
     private final Executor events;
     private final IntSupplier input;
@@ -30,8 +31,10 @@ public final class SoftCompletionQueue implements CompletionQueue {
     private final WcStatus[] status;
     private final WcOpcode[] opcode;
     private final int[] len;
+    /** The immediate data or the invalidated R_Key, as {@link #flags} say (one slot: ibv_wc's union). */
     private final int[] imm;
     private final int[] qpn;
+    /** {@link #WITH_IMM}, {@link #SOLICITED}, {@link #WITH_INV}. */
     private final byte[] flags;
     private long head;
     /** Written under the monitor; read without it by {@link #poll}'s empty fast path. */
@@ -80,8 +83,17 @@ public final class SoftCompletionQueue implements CompletionQueue {
         flags = new byte[capacity];
     }
 
-    /** Adds a completion (called by the transport). */
-    public void push(long id, WcStatus st, WcOpcode op, int byteLen, boolean hasImm, int immediate, int qp,
+    /**
+     * What a completion's 32-bit {@code value} is: nothing, the immediate data or the R_Key of a SEND with
+     * Invalidate, as {@code ibv_wc} keeps {@code imm_data} and {@code invalidated_rkey} in one union and tells them
+     * apart by {@code IBV_WC_WITH_IMM} / {@code IBV_WC_WITH_INV}.
+     */
+    public enum Value {
+        NONE, IMMEDIATE, INVALIDATED_RKEY
+    }
+
+    /** Adds a completion (called by the transport); {@code value} is read as {@code kind} says. */
+    public void push(long id, WcStatus st, WcOpcode op, int byteLen, Value kind, int value, int qp,
                      boolean solicited) {
         Runnable toRun = null;
         Executor ex = null;
@@ -97,9 +109,10 @@ public final class SoftCompletionQueue implements CompletionQueue {
             status[i] = st;
             opcode[i] = op;
             len[i] = byteLen;
-            imm[i] = immediate;
+            imm[i] = value;
             qpn[i] = qp;
-            flags[i] = (byte) ((hasImm ? 1 : 0) | (solicited ? 2 : 0));
+            flags[i] = (byte) ((kind == Value.IMMEDIATE ? WITH_IMM : 0) | (solicited ? SOLICITED : 0)
+                    | (kind == Value.INVALIDATED_RKEY ? WITH_INV : 0));
             if (armed && handler != null && (!solicitedOnly || solicited || st != WcStatus.SUCCESS)) {
                 if (tail - head >= moderationCount || st != WcStatus.SUCCESS) {
                     armed = false;
@@ -206,10 +219,12 @@ public final class SoftCompletionQueue implements CompletionQueue {
             wc.status = status[i];
             wc.opcode = opcode[i];
             wc.byteLength = len[i];
-            wc.immediate = imm[i];
             wc.qpNum = qpn[i];
-            wc.hasImmediate = (flags[i] & 1) != 0;
-            wc.solicited = (flags[i] & 2) != 0;
+            wc.hasImmediate = (flags[i] & WITH_IMM) != 0;
+            wc.immediate = wc.hasImmediate ? imm[i] : 0;
+            wc.hasInvalidate = (flags[i] & WITH_INV) != 0;
+            wc.invalidatedRkey = wc.hasInvalidate ? imm[i] : 0;
+            wc.solicited = (flags[i] & SOLICITED) != 0;
         }
         headHint = head;
         return n;

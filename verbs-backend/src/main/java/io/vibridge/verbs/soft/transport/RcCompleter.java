@@ -2,6 +2,7 @@ package io.vibridge.verbs.soft.transport;
 
 import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.WcStatus;
+import io.vibridge.verbs.soft.resource.SoftCompletionQueue.Value;
 import io.vibridge.verbs.soft.transport.SendQueue.Wqe;
 import io.vibridge.verbs.soft.wire.Aeth;
 import io.vibridge.verbs.soft.wire.Bth;
@@ -404,7 +405,7 @@ final class RcCompleter {
 
     private void complete(Wqe w, WcStatus status) {
         if (w.signaled || status != WcStatus.SUCCESS) {
-            qp.sendCq.push(w.wrId, status, SendQueue.wcOpcode(w.op), w.len, false, 0, qp.qpn, false);
+            qp.sendCq.push(w.wrId, status, SendQueue.wcOpcode(w.op), w.len, Value.NONE, 0, qp.qpn, false);
         }
         w.mr = null;
     }

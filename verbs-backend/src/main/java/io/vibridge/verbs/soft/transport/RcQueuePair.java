@@ -204,7 +204,7 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
             }
             Opcode op = Opcode.lookup(Bth.opcode(pkt, 0));
             if (!implemented(op)) {
-                // atomics, SEND with invalidate, reserved: not supported -> NAK Invalid Request (§4.3)
+                // atomics, reserved: not supported -> NAK Invalid Request (§4.3)
                 responder.unsupported(pkt);
                 return;
             }
@@ -229,12 +229,12 @@ public final class RcQueuePair implements QueuePair, Transmittable, PacketPort.A
     }
 
     /**
-     * The RC opcodes this engine executes (§4.3); atomics, SEND with invalidate and codes unknown to
-     * {@link Opcode} (the receive thread passes only RC codes 0x00-0x1F) are answered with NAK invalid
-     * request.
+     * The RC opcodes this engine executes (§4.3), SEND with Invalidate among them (reported, nothing invalidated:
+     * {@link RcResponder}); atomics and codes unknown to {@link Opcode} (the receive thread passes only RC codes
+     * 0x00-0x1F) are answered with NAK invalid request.
      */
     private static boolean implemented(Opcode op) {
-        return op != null && op.isRc() && !op.isAtomic() && !op.hasAtomicAckEth() && !op.hasIeth();
+        return op != null && op.isRc() && !op.isAtomic() && !op.hasAtomicAckEth();
     }
 
     /** Hands this QP's posted work to the port's transmit thread, once until it ran (under the lock). */

@@ -4,7 +4,9 @@ import io.vibridge.verbs.QpState;
 import io.vibridge.verbs.SendWorkRequest;
 import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.WcStatus;
+import io.vibridge.verbs.WrOpcode;
 import io.vibridge.verbs.soft.port.TxBatch;
+import io.vibridge.verbs.soft.resource.SoftCompletionQueue.Value;
 import io.vibridge.verbs.soft.resource.SoftMemoryRegion;
 import io.vibridge.verbs.soft.transport.SendQueue.Wqe;
 import io.vibridge.verbs.soft.wire.Opcode;
@@ -86,7 +88,8 @@ final class RcRequester {
 
     void post(SendWorkRequest wr) {
         if (qp.state == QpState.ERROR) {
-            qp.sendCq.push(wr.wrId, WcStatus.WR_FLUSH_ERROR, SendQueue.wcOpcode(wr.opcode), 0, false, 0, qp.qpn, false);
+            qp.sendCq.push(wr.wrId, WcStatus.WR_FLUSH_ERROR, SendQueue.wcOpcode(wr.opcode), 0, Value.NONE, 0, qp.qpn,
+                    false);
             return;
         }
         if (qp.state != QpState.RTS) {
@@ -120,6 +123,7 @@ final class RcRequester {
         w.raddr = wr.remoteAddress;
         w.rkey = wr.rkey;
         w.imm = wr.immediate;
+        w.invalidateRkey = wr.invalidateRkey;
         w.signaled = wr.signaled;
         w.solicited = wr.solicited;
         w.npkts = wr.length == 0 ? 1 : (int) ((wr.length + (long) qp.mtu - 1) / qp.mtu);
@@ -200,16 +204,15 @@ final class RcRequester {
                     continue;
                 }
                 int plen = (int) Math.min(mtu, w.len - off);
-                boolean first = k == 0;
                 boolean last = k == w.npkts - 1;
-                boolean write = w.op.isWrite();
-                boolean imm = last && w.op.hasImmediate();
-                Opcode op = opcode(first, last, write, imm);
+                Opcode op = opcode(w.op, k == 0, last);
                 boolean ackReq = probing || (last && !nextFollows()) || ++pktsSinceAckReq >= maxPktPerAck;
                 if (ackReq) {
                     pktsSinceAckReq = 0;
                 }
-                boolean se = last && w.solicited && (!write || imm);   // §2.1: SE only on the last packet
+                // §2.1: SE only on the last packet of a SEND (with or without immediate or invalidate) or of a
+                // WRITE with immediate
+                boolean se = last && w.solicited && (op.isSend() || op.hasImmDt());
                 if (out == null) {
                     out = qp.openBatch();
                 }
@@ -217,8 +220,11 @@ final class RcRequester {
                 if (op.hasReth()) {
                     pw.reth(w.raddr, w.rkey, w.len);
                 }
-                if (imm) {
+                if (op.hasImmDt()) {
                     pw.immDt(w.imm);
+                }
+                if (op.hasIeth()) {
+                    pw.ieth(w.invalidateRkey);          // REF §3.4: the Last/Only packet, again on every resend
                 }
                 if (plen > 0) {
                     pw.payload(w.mr.buffer(), w.off + (int) off);
@@ -242,20 +248,29 @@ final class RcRequester {
         }
     }
 
-    /** The opcode of a SEND's or WRITE's packet by its place in the message (IB-WIRE-REFERENCE §2.1). */
-    private static Opcode opcode(boolean first, boolean last, boolean write, boolean imm) {
-        if (first && last) {
-            return write ? (imm ? Opcode.RDMA_WRITE_ONLY_WITH_IMMEDIATE : Opcode.RDMA_WRITE_ONLY)
-                    : (imm ? Opcode.SEND_ONLY_WITH_IMMEDIATE : Opcode.SEND_ONLY);
-        }
-        if (first) {
-            return write ? Opcode.RDMA_WRITE_FIRST : Opcode.SEND_FIRST;
-        }
-        if (last) {
-            return write ? (imm ? Opcode.RDMA_WRITE_LAST_WITH_IMMEDIATE : Opcode.RDMA_WRITE_LAST)
-                    : (imm ? Opcode.SEND_LAST_WITH_IMMEDIATE : Opcode.SEND_LAST);
-        }
-        return write ? Opcode.RDMA_WRITE_MIDDLE : Opcode.SEND_MIDDLE;
+    /**
+     * The opcode of a SEND's or WRITE's packet by its place in the message (IB-WIRE-REFERENCE §2.1): immediate data
+     * and the invalidate R_Key ride on the Last or Only packet (§4.1).
+     */
+    private static Opcode opcode(WrOpcode op, boolean first, boolean last) {
+        return switch (op) {
+            case SEND -> place(first, last, Opcode.SEND_ONLY, Opcode.SEND_FIRST, Opcode.SEND_MIDDLE,
+                    Opcode.SEND_LAST);
+            case SEND_WITH_IMM -> place(first, last, Opcode.SEND_ONLY_WITH_IMMEDIATE, Opcode.SEND_FIRST,
+                    Opcode.SEND_MIDDLE, Opcode.SEND_LAST_WITH_IMMEDIATE);
+            case SEND_WITH_INV -> place(first, last, Opcode.SEND_ONLY_WITH_INVALIDATE, Opcode.SEND_FIRST,
+                    Opcode.SEND_MIDDLE, Opcode.SEND_LAST_WITH_INVALIDATE);
+            case RDMA_WRITE -> place(first, last, Opcode.RDMA_WRITE_ONLY, Opcode.RDMA_WRITE_FIRST,
+                    Opcode.RDMA_WRITE_MIDDLE, Opcode.RDMA_WRITE_LAST);
+            case RDMA_WRITE_WITH_IMM -> place(first, last, Opcode.RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+                    Opcode.RDMA_WRITE_FIRST, Opcode.RDMA_WRITE_MIDDLE, Opcode.RDMA_WRITE_LAST_WITH_IMMEDIATE);
+            case RDMA_READ -> Opcode.RDMA_READ_REQUEST;
+        };
+    }
+
+    private static Opcode place(boolean first, boolean last, Opcode only, Opcode firstOp, Opcode middle,
+                                Opcode lastOp) {
+        return first ? (last ? only : firstOp) : last ? lastOp : middle;
     }
 
     private void noteSent(int psn, int lastPsn) {

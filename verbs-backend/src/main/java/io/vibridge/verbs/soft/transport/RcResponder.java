@@ -9,9 +9,11 @@ import io.vibridge.verbs.VerbsException;
 import io.vibridge.verbs.WcOpcode;
 import io.vibridge.verbs.WcStatus;
 import io.vibridge.verbs.soft.port.TxBatch;
+import io.vibridge.verbs.soft.resource.SoftCompletionQueue.Value;
 import io.vibridge.verbs.soft.resource.SoftMemoryRegion;
 import io.vibridge.verbs.soft.wire.Aeth;
 import io.vibridge.verbs.soft.wire.Bth;
+import io.vibridge.verbs.soft.wire.Ieth;
 import io.vibridge.verbs.soft.wire.ImmDt;
 import io.vibridge.verbs.soft.wire.Opcode;
 import io.vibridge.verbs.soft.wire.PacketWriter;
@@ -25,6 +27,19 @@ import java.util.ArrayDeque;
  * gap), duplicates (ACK ePSN-1, READs re-executed from the responder-resource ring), opcode sequence,
  * receive WQE / RNR NAK, rkey + bounds + access + PD checks, execution, ACK when AckReq is set.
  * All methods run under the QP's monitor but {@link #postRecv}.
+ *
+ * <p>SEND with Invalidate (0x16 Last, 0x17 Only; REF §3.4) is a SEND here in every respect: it consumes a
+ * receive, takes the same sequence, length and RNR rules, a duplicate is ACKed and not delivered again, and its
+ * completion reports the IETH's R_Key ({@code hasInvalidate}, {@code invalidatedRkey}). Nothing is invalidated. A
+ * remote invalidate applies to a memory window or a region registered by fast registration (the base memory
+ * management extensions: Linux ib_verbs.h IB_DEVICE_MEM_MGT_EXTENSIONS, "fast registrations (IB_WR_REG_MR,
+ * IB_WR_LOCAL_INV and IB_WR_SEND_WITH_INV verbs)"), and this engine has neither: every region is an ordinary
+ * registration, so no key of ours could be invalidated. Linux rxe tries (rxe_resp.c execute() -> invalidate_rkey()
+ * -> rxe_invalidate_mw() or rxe_invalidate_mr()); rxe_invalidate_mr() refuses a key that names no region or, in
+ * recent trees (not yet in 5.1x), a region whose type is not IB_MR_TYPE_MEM_REG, and rxe_resp.c takes that
+ * refusal as its class J error: the receive completes with IB_WC_REM_INV_REQ_ERR and the QP moves to ERROR. This
+ * engine does not fail there, on purpose: the gateway receives SEND with Invalidate carrying a key of its client's,
+ * passed through, and that must not break the gateway's queue pair. What the key means is the consumer's to decide.
  */
 final class RcResponder {
     /** Responder state between packets: which multi-packet message is in progress (§4.3 step 2). */
@@ -73,7 +88,8 @@ final class RcResponder {
     RcResponder(RcQueuePair qp, int maxRecv) {
         this.qp = qp;
         this.rq = new ReceiveQueue(qp.qpn, maxRecv);
-        this.flushedReceive = id -> qp.recvCq.push(id, WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, false);
+        this.flushedReceive = id -> qp.recvCq.push(id, WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, Value.NONE, 0, qp.qpn,
+                false);
     }
 
     void start(RcAttributes a) {
@@ -93,7 +109,7 @@ final class RcResponder {
     /** Any thread, without the QP's monitor (see {@link ReceiveQueue}). */
     void postRecv(ReceiveWorkRequest wr) {
         if (!rq.post(wr, qp.pd)) {                        // the QP is in the error state: flushed at once
-            qp.recvCq.push(wr.wrId, WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, false);
+            qp.recvCq.push(wr.wrId, WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, Value.NONE, 0, qp.qpn, false);
         }
     }
 
@@ -168,7 +184,7 @@ final class RcResponder {
             long id = r.wrId;
             rq.remove(r);
             recvClaimed = false;
-            qp.recvCq.push(id, WcStatus.LOCAL_LENGTH_ERROR, WcOpcode.RECV, recvOff, false, 0, qp.qpn, false);
+            qp.recvCq.push(id, WcStatus.LOCAL_LENGTH_ERROR, WcOpcode.RECV, recvOff, Value.NONE, 0, qp.qpn, false);
             nakError(Aeth.INVALID_REQUEST, psn);
             return;
         }
@@ -179,15 +195,17 @@ final class RcResponder {
         nakSent = false;
         ePsn = Psn.next(ePsn);
         if (last) {
-            boolean imm = op.hasImmDt();
             long id = r.wrId;
             rq.remove(r);
             recvClaimed = false;
             inMsg = InMessage.NONE;
             msn = Psn.next(msn);
-            int immediate = imm ? ImmDt.value(pkt, op.immDtOffset()) : 0;
             receiveQueued();
-            qp.recvCq.push(id, WcStatus.SUCCESS, WcOpcode.RECV, recvOff, imm, immediate, qp.qpn,
+            // SEND with Invalidate: the key is reported, nothing is invalidated (class comment)
+            Value kind = op.hasImmDt() ? Value.IMMEDIATE : op.hasIeth() ? Value.INVALIDATED_RKEY : Value.NONE;
+            int value = op.hasImmDt() ? ImmDt.value(pkt, op.immDtOffset())
+                    : op.hasIeth() ? Ieth.rkey(pkt, op.iethOffset()) : 0;
+            qp.recvCq.push(id, WcStatus.SUCCESS, WcOpcode.RECV, recvOff, kind, value, qp.qpn,
                     Bth.solicitedEvent(pkt, 0));
         } else {
             inMsg = InMessage.IN_SEND;
@@ -268,7 +286,7 @@ final class RcResponder {
                 long id = r.wrId;
                 rq.remove(r);
                 receiveQueued();
-                qp.recvCq.push(id, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, wTotal, true, immediate,
+                qp.recvCq.push(id, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, wTotal, Value.IMMEDIATE, immediate,
                         qp.qpn, Bth.solicitedEvent(pkt, 0));
             }
         } else {

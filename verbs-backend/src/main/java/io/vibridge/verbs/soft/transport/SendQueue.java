@@ -21,6 +21,8 @@ final class SendQueue {
         long raddr;
         int rkey;
         int imm;
+        /** SEND_WITH_INV: the R_Key for the Last/Only packet's IETH. */
+        int invalidateRkey;
         boolean signaled;
         boolean solicited;
         int firstPsn;
@@ -90,7 +92,7 @@ final class SendQueue {
     /** The completion opcode of a work request's opcode. */
     static WcOpcode wcOpcode(WrOpcode op) {
         return switch (op) {
-            case SEND, SEND_WITH_IMM -> WcOpcode.SEND;
+            case SEND, SEND_WITH_IMM, SEND_WITH_INV -> WcOpcode.SEND;
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> WcOpcode.RDMA_WRITE;
             case RDMA_READ -> WcOpcode.RDMA_READ;
         };

@@ -17,6 +17,7 @@ import java.net.DatagramPacket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
+import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 
@@ -31,7 +32,17 @@ public final class LinuxPeer implements AutoCloseable {
     private int udPsn;
 
     public LinuxPeer(VerbsDevice d) throws IOException {
-        ch = TestDevices.bindRaw(Icrc.ROCE_PORT);
+        this(d, TestDevices.bindRaw(Icrc.ROCE_PORT));
+    }
+
+    /** A peer on {@code address}, port 4791: an address its test keeps for itself. */
+    public LinuxPeer(VerbsDevice d, InetAddress address) throws IOException {
+        this(d, DatagramChannel.open(StandardProtocolFamily.INET)
+                .bind(new InetSocketAddress(address, Icrc.ROCE_PORT)));
+    }
+
+    private LinuxPeer(VerbsDevice d, DatagramChannel ch) throws IOException {
+        this.ch = ch;
         ch.socket().setSoTimeout(10_000);
         device = new InetSocketAddress(d.address(), Icrc.ROCE_PORT);
         self = Gid.ipv4(address().getAddress());

@@ -161,7 +161,7 @@ class CompletionModerationTest {
     }
 
     private void push(WcStatus status) {
-        cq.push(1, status, WcOpcode.RECV, 8, false, 0, 7, false);
+        cq.push(1, status, WcOpcode.RECV, 8, SoftCompletionQueue.Value.NONE, 0, 7, false);
     }
 
     private static WorkCompletion[] completions(int n) {

@@ -3,14 +3,31 @@ package io.vibridge.verbs.soft.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.vibridge.verbs.Access;
+import io.vibridge.verbs.CompletionQueue;
+import io.vibridge.verbs.DeviceConfig;
+import io.vibridge.verbs.MemoryRegion;
+import io.vibridge.verbs.ProtectionDomain;
+import io.vibridge.verbs.QpConnection;
+import io.vibridge.verbs.QpInitAttributes;
+import io.vibridge.verbs.QueuePair;
+import io.vibridge.verbs.SendWorkRequest;
+import io.vibridge.verbs.Verbs;
+import io.vibridge.verbs.VerbsDevice;
+import io.vibridge.verbs.WcStatus;
+import io.vibridge.verbs.WorkCompletion;
+import io.vibridge.verbs.WrOpcode;
+import io.vibridge.verbs.soft.cm.LinuxPeer;
 import java.io.File;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
@@ -233,6 +250,121 @@ class TsharkDecodeTest {
         pcap.write(file);
         String[] r = run(file).get(0);
         assertThat(f(r, "_ws.malformed") + f(r, "_ws.expert.message")).isNotEmpty();
+    }
+
+    private static final String[] IETH_FIELDS = {
+        "infiniband.bth.opcode", "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.bth.se",
+        "infiniband.bth.padcnt", "infiniband.ieth", "infiniband.invariant.crc", "_ws.malformed", "_ws.expert.message",
+    };
+
+    /**
+     * SEND with Invalidate as our requester puts it on the wire (the engine's bytes, not the codec's alone), taken by
+     * a plain socket that acknowledges late, as a slow peer would: the Only (0x17) and the Last (0x16) carry the
+     * IETH's R_Key, the solicited bit where asked for, and a good ICRC as Wireshark reads them, and the resend after
+     * an ACK timeout carries the same IETH. The device and the socket are on 127.0.0.161 and .162, kept for this test;
+     * single datagrams (no UDP_SEGMENT groups), so each packet is sealed for IP ID 0 as the pcap writes it.
+     */
+    @Test
+    void tsharkReadsTheIethOfOurRequesterAndOfItsResends() throws Exception {
+        assumeTrue(tshark != null, "tshark is not installed");
+        int peerQpn = 0x31;
+        int key1 = 0xC11E_0001;
+        int key2 = 0xC11E_0002;
+        InetAddress peerAddress = InetAddress.getByName("127.0.0.162");
+        try (VerbsDevice dev = Verbs.open(DeviceConfig.of("127.0.0.161").withProvider("soft")
+                .withOption("udp-offload", "off"));
+             LinuxPeer peer = new LinuxPeer(dev, peerAddress)) {
+            ProtectionDomain pd = dev.allocateProtectionDomain();
+            CompletionQueue cq = dev.createCompletionQueue(16);
+            QueuePair qp = pd.createQueuePair(QpInitAttributes.of(cq, 8));
+            MemoryRegion mr = pd.registerMemory(ByteBuffer.allocateDirect(4096), EnumSet.of(Access.LOCAL_WRITE));
+            // path MTU 256: a 300-byte message is First + Last; ACK timeout 4.096 us * 2^16 = 268 ms
+            qp.connect(QpConnection.of(peerAddress, peerQpn, 0x100, 0x900, 256).withRetries(7, 7, 16));
+            List<byte[]> captured = new ArrayList<>();
+
+            SendWorkRequest only = new SendWorkRequest().set(1, WrOpcode.SEND_WITH_INV, mr, 0, 5).invalidate(key1);
+            only.solicited = true;
+            qp.postSend(only);
+            captured.add(receive(peer, 0x100));
+            captured.add(receive(peer, 0x100));                    // not acknowledged: resent after the timeout
+            peer.sendAck(qp.qpNum(), 0x100, 1);
+            assertThat(nextCompletion(cq).status).isEqualTo(WcStatus.SUCCESS);
+
+            qp.postSend(new SendWorkRequest().set(2, WrOpcode.SEND_WITH_INV, mr, 0, 300).invalidate(key2));
+            captured.add(receive(peer, 0x101));
+            captured.add(receive(peer, 0x102));
+            peer.sendAck(qp.qpNum(), 0x101, 1);                    // the First only: the Last is resent
+            captured.add(receive(peer, 0x102));
+            peer.sendAck(qp.qpNum(), 0x102, 2);
+            assertThat(nextCompletion(cq).status).isEqualTo(WcStatus.SUCCESS);
+
+            for (byte[] p : captured) {                            // the device sends from its port, 4791
+                pcap.add(Gid.ipv4(dev.address().getAddress()), Gid.ipv4(peerAddress.getAddress()), Icrc.ROCE_PORT, p);
+            }
+        }
+        Path file = dir.resolve("send-inv.pcap");
+        pcap.write(file);
+        List<String[]> rows = run(file, IETH_FIELDS);
+        assertThat(rows).hasSize(5);
+        int[] opcodes = {0x17, 0x17, 0x00, 0x16, 0x16};
+        int[] psns = {0x100, 0x100, 0x101, 0x102, 0x102};
+        String[] ieth = {"c11e0001", "c11e0001", "", "c11e0002", "c11e0002"};
+        boolean[] se = {true, true, false, false, false};
+        int[] pad = {3, 3, 0, 0, 0};                             // 5 bytes; 256; 44
+        for (int i = 0; i < rows.size(); i++) {
+            String[] r = rows.get(i);
+            byte[] dgram = pcap.datagrams().get(i);
+            String frame = "frame " + (i + 1) + ": " + String.join("|", r);
+            assertThat(field(r, "_ws.malformed") + field(r, "_ws.expert.message")).as(frame).isEmpty();
+            assertThat(number(r, "infiniband.bth.opcode")).as(frame).isEqualTo(opcodes[i]);
+            assertThat(number(r, "infiniband.bth.destqp")).as(frame).isEqualTo(peerQpn);
+            assertThat(number(r, "infiniband.bth.psn")).as(frame).isEqualTo(psns[i]);
+            // Wireshark 4.0 lists the IETH's bytes twice (the header and its R_Key): every listing is the key
+            assertThat(hexBytes(field(r, "infiniband.ieth")).split(",")).as(frame).containsOnly(ieth[i]);
+            assertThat(field(r, "infiniband.bth.se")).as(frame)
+                    .isIn(se[i] ? List.of("1", "True") : List.of("0", "False"));
+            assertThat(number(r, "infiniband.bth.padcnt")).as(frame).isEqualTo(pad[i]);
+            long trailer = ByteBuffer.wrap(dgram, dgram.length - 4, 4).getInt() & 0xFFFF_FFFFL;
+            assertThat(number(r, "infiniband.invariant.crc")).as(frame).isEqualTo(trailer);
+            assertThat(ReferenceIcrc.compute(dgram)).as(frame).isEqualTo(ReferenceIcrc.trailer(dgram));
+        }
+    }
+
+    /**
+     * The next packet from the device of PSN {@code psn}; earlier PSNs are passed over (resends a timer that fired
+     * before our ACK arrived may send on a slow machine), later ones fail.
+     */
+    private static byte[] receive(LinuxPeer peer, int psn) throws IOException {
+        while (true) {
+            ByteBuffer b = peer.receiveRc();
+            int got = Bth.psn(b, 0);
+            assertThat(Psn.compare(got, psn)).as("PSN %s of %s", got, Opcode.lookup(Bth.opcode(b, 0)))
+                    .isLessThanOrEqualTo(0);
+            if (got == psn) {
+                return Arrays.copyOf(b.array(), b.limit());
+            }
+        }
+    }
+
+    private static WorkCompletion nextCompletion(CompletionQueue cq) throws InterruptedException {
+        WorkCompletion[] wc = {new WorkCompletion()};
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (cq.poll(wc) == 0) {
+            assertThat(System.nanoTime()).as("a completion within 10 s").isLessThan(end);
+            Thread.sleep(1);
+        }
+        return wc[0];
+    }
+
+    private static String field(String[] row, String name) {
+        int i = Arrays.asList(IETH_FIELDS).indexOf(name);
+        return i < row.length ? row[i] : "";
+    }
+
+    private static long number(String[] row, String name) {
+        String v = field(row, name);
+        assertThat(v).as("%s in %s", name, String.join("|", row)).isNotEmpty();
+        return v.startsWith("0x") ? Long.parseUnsignedLong(v.substring(2), 16) : Long.parseLong(v);
     }
 
     private static void expectRc(String[] r, int opcode, int destQp, int psn) {
