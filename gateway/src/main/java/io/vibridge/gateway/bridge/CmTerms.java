@@ -42,8 +42,8 @@ final class CmTerms {
     }
 
     /** The target's terms from its REP: its HelloReply on a Hello route, the read depths it agreed to. */
-    static FrontEnd.TargetTerms granted(RouteTarget t, GatewayConfig.Infiniband ib, CmEvent.Established est)
-            throws CmFormatException {
+    static FrontEnd.TargetTerms granted(RouteTarget t, GatewayConfig.Infiniband ib, CmEvent.Established est,
+            boolean sendWithInvalidate) throws CmFormatException {
         int bufs = 0;
         long receiveSize = t.parameters().receiveSize();
         byte[] ulp = est.privateData();
@@ -60,6 +60,6 @@ final class CmTerms {
         int out = est.initiatorDepth() >= 0 ? Math.min(ib.responderResources(), est.initiatorDepth())
                 : ib.responderResources();
         return new FrontEnd.TargetTerms(bufs, receiveSize, t.parameters().flowControl() == FlowControl.TRANSPORT,
-                Math.max(in, 1), Math.max(out, 1), ulp);
+                Math.max(in, 1), Math.max(out, 1), ulp, sendWithInvalidate);
     }
 }

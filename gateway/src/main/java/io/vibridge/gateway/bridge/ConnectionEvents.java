@@ -79,8 +79,8 @@ final class ConnectionEvents implements TargetSide.Events, TargetOrder.Client {
     }
 
     @Override
-    public void targetMessage(int slot, int offset, int length, boolean hasImmediate, int immediate) {
-        order.targetMessage(new TargetOp.Send(slot, offset, length, hasImmediate, immediate));
+    public void targetMessage(TargetOp.Send send) {
+        order.targetMessage(send);
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.vibridge.gateway.bridge.FrontEnd.Refusal;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.Limit;
 import io.vibridge.gateway.metrics.RejectReason;
+import io.vibridge.verbs.Capability;
 import io.vibridge.verbs.CmEvent;
 import java.net.InetAddress;
 import java.util.concurrent.Executor;
@@ -100,7 +101,8 @@ final class ConnectionSetup {
     FrontEnd.TargetTerms granted(Route route, CmEvent.Established rep) {
         metrics.cmRoundTrip(System.nanoTime() - cmStart);
         try {
-            return CmTerms.granted(route.target(), shared.config.infiniband(), rep);
+            return CmTerms.granted(route.target(), shared.config.infiniband(), rep,
+                    shared.device.capabilities().contains(Capability.SEND_WITH_INVALIDATE));
         } catch (CmFormatException e) {
             log.info("conn {} bad HelloReply: {}", id, e.getMessage());
             return null;

@@ -132,9 +132,10 @@ public interface FrontEnd extends ClientSocket.Stream {
      * @param privateData the REP's private data for the client's application: all of it on an {@code rdma-cm}
      *     route (IBA 12.6.8: 196 bytes, trailing zeros included, as rdma_cm hands them to its consumer), none on
      *     a Hello route (the HelloReply is the gateway's)
+     * @param sendWithInvalidate whether the gateway's side posts SENDs with Invalidate (its verbs provider does)
      */
     record TargetTerms(int targetBufs, long targetReceiveSize, boolean flowC0, int readsIn, int readsOut,
-                       byte[] privateData) {
+                       byte[] privateData, boolean sendWithInvalidate) {
     }
 
     void start(Host host);

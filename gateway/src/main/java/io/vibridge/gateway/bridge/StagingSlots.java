@@ -40,6 +40,9 @@ public final class StagingSlots {
     final int[] len;
     final int[] imm;
     final boolean[] hasImm;
+    /** SEND slots: the Solicited Event bit; with Invalidate, the R_Key to invalidate in {@link #rkey}. */
+    final boolean[] solicited;
+    final boolean[] invalidates;
     final long[] raddr;
     final int[] rkey;
     final int[] msgNo;
@@ -77,6 +80,8 @@ public final class StagingSlots {
         len = new int[per];
         imm = new int[per];
         hasImm = new boolean[per];
+        solicited = new boolean[per];
+        invalidates = new boolean[per];
         raddr = new long[per];
         rkey = new int[per];
         msgNo = new int[per];
@@ -184,6 +189,8 @@ public final class StagingSlots {
         len[l] = length;
         placed[l] = 0;
         hasImm[l] = false;
+        solicited[l] = false;
+        invalidates[l] = false;
         imm[l] = 0;
         pendingWr[l] = 0;
     }
@@ -207,6 +214,18 @@ public final class StagingSlots {
         len[l] = length;
         hasImm[l] = hasImmediate;
         imm[l] = immediate;
+    }
+
+    /**
+     * The Send in slot {@code l} is whole: {@code length} bytes, with the Solicited Event bit or not, and with
+     * {@code invalidates} a Send with Invalidate of the target's {@code invalidateKey} (an iWARP client's STag,
+     * passed through as the R_Key like a tagged operation's).
+     */
+    public void endedSend(int l, int length, boolean solicitedEvent, boolean invalidate, int invalidateKey) {
+        ended(l, length, false, 0);
+        solicited[l] = solicitedEvent;
+        invalidates[l] = invalidate;
+        rkey[l] = invalidateKey;
     }
 
     public Op op(int l) {

@@ -14,8 +14,17 @@ import java.nio.ByteBuffer;
  */
 public sealed interface TargetOp permits TargetOp.Send, TargetOp.Rdma {
 
-    /** A target SEND, waiting in receive slot {@code slot} at {@code offset}. */
-    record Send(int slot, int offset, int length, boolean hasImmediate, int immediate) implements TargetOp {
+    /**
+     * A target SEND, waiting in receive slot {@code slot} at {@code offset}: with immediate data, with the
+     * Solicited Event bit, or with Invalidate ({@code invalidateKey}: the R_Key the target asks the client to
+     * invalidate, IBA 9.4.1.x IETH; the client's own, passed through like a tagged operation's).
+     */
+    record Send(int slot, int offset, int length, boolean hasImmediate, int immediate, boolean solicited,
+                boolean invalidates, int invalidateKey) implements TargetOp {
+        /** A plain SEND. */
+        public Send(int slot, int offset, int length) {
+            this(slot, offset, length, false, 0, false, false, 0);
+        }
     }
 
     /**

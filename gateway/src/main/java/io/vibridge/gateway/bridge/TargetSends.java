@@ -77,7 +77,10 @@ final class TargetSends {
         switch (slots.op[l]) {
             case SEND -> {
                 counted(l);
-                channel.send(WrId.of(TargetWork.SEND, l), slots.region[l], payload, n, slots.hasImm[l], slots.imm[l]);
+                WrOpcode op = slots.invalidates[l] ? WrOpcode.SEND_WITH_INV
+                        : slots.hasImm[l] ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND;
+                channel.send(WrId.of(TargetWork.SEND, l), slots.region[l], payload, n, op,
+                        slots.invalidates[l] ? slots.rkey[l] : slots.imm[l], slots.solicited[l]);
             }
             case WRITE -> {
                 if (n > 0 || !slots.hasImm[l]) {

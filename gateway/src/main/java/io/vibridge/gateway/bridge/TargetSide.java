@@ -58,8 +58,8 @@ final class TargetSide {
          */
         void targetReceivePolled();
 
-        /** A target SEND of {@code length} payload bytes at {@code offset} of receive slot {@code slot}. */
-        void targetMessage(int slot, int offset, int length, boolean hasImmediate, int immediate);
+        /** A target SEND, in its receive slot. */
+        void targetMessage(TargetOp.Send send);
 
         /** A notification's completions were all polled and reported. */
         void completionsPolled();
@@ -284,7 +284,8 @@ final class TargetSide {
                 postStaged(); // the target's mseqack may have freed credits
                 channel.maybeSendCreditUpdate();
                 int h = channel.headroom();
-                events.targetMessage(l, h, wc.byteLength - h, wc.hasImmediate, wc.immediate);
+                events.targetMessage(new TargetOp.Send(l, h, wc.byteLength - h, wc.hasImmediate, wc.immediate,
+                        wc.solicited, wc.hasInvalidate, wc.invalidatedRkey));
             }
         }
     }

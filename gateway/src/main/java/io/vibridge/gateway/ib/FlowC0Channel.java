@@ -208,6 +208,17 @@ public final class FlowC0Channel {
      */
     public void send(long wrId, MemoryRegion region, int payloadOffset, int payloadLength, boolean withImmediate,
                      int immediate) {
+        send(wrId, region, payloadOffset, payloadLength, withImmediate ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND,
+                immediate, false);
+    }
+
+    /**
+     * As {@link #send(long, MemoryRegion, int, int, boolean, int)} for any kind of SEND: {@code opcode} SEND,
+     * SEND_WITH_IMM ({@code immediateOrKey} the immediate data) or SEND_WITH_INV ({@code immediateOrKey} the R_Key
+     * to invalidate; ibv_send_wr's union), with the Solicited Event bit or not.
+     */
+    public void send(long wrId, MemoryRegion region, int payloadOffset, int payloadLength, WrOpcode opcode,
+                     int immediateOrKey, boolean solicited) {
         int start = payloadOffset - headroom;
         if (transport) {
             requireCredit();
@@ -216,8 +227,7 @@ public final class FlowC0Channel {
             FlowControlHeader.write(region.buffer(), start, payloadLength == 0 ? FlowControlHeader.FLAG_EMPTY_MESSAGE : 0,
                     posted, FC + payloadLength, mseq, credits.mseqAck());
         }
-        post(wrId, withImmediate ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND, region, start, headroom + payloadLength,
-                immediate);
+        post(wrId, opcode, region, start, headroom + payloadLength, immediateOrKey, solicited);
     }
 
     /**
@@ -235,6 +245,8 @@ public final class FlowC0Channel {
         }
         swr.set(wrId, WrOpcode.RDMA_WRITE_WITH_IMM, region, offset, length).remote(remoteAddress, rkey)
                 .immediate(immediate).signaled(true);
+        swr.invalidateRkey = 0;
+        swr.solicited = false;
         qp.postSend(swr);
     }
 
@@ -251,7 +263,7 @@ public final class FlowC0Channel {
         int mseq = credits.onSend(posted);
         FlowControlHeader.write(updateRegion.buffer(), updateOffset, 0, posted, FC, mseq, credits.mseqAck());
         updateInFlight = true;
-        post(updateWrId, WrOpcode.SEND, updateRegion, updateOffset, FC, 0);
+        post(updateWrId, WrOpcode.SEND, updateRegion, updateOffset, FC, 0, false);
         return true;
     }
 
@@ -286,8 +298,13 @@ public final class FlowC0Channel {
         }
     }
 
-    private void post(long wrId, WrOpcode opcode, MemoryRegion region, int offset, int length, int immediate) {
-        swr.set(wrId, opcode, region, offset, length).remote(0, 0).immediate(immediate).signaled(true);
+    /** Posts a SEND of any kind ({@code immediateOrKey}: ibv_send_wr's union of immediate data and R_Key). */
+    private void post(long wrId, WrOpcode opcode, MemoryRegion region, int offset, int length, int immediateOrKey,
+            boolean solicited) {
+        swr.set(wrId, opcode, region, offset, length).remote(0, 0).signaled(true);
+        swr.immediate = opcode.hasImmediate() ? immediateOrKey : 0;
+        swr.invalidateRkey = opcode.hasInvalidate() ? immediateOrKey : 0;
+        swr.solicited = solicited;
         qp.postSend(swr);
     }
 }

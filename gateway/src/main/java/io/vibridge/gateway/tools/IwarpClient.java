@@ -41,6 +41,9 @@ public final class IwarpClient implements AutoCloseable {
     private final Selector selector;
     private final SelectionKey key;
     public Terminate terminate;
+    /** The kind of the last Send received, and the STag it asks to invalidate (0 for none). */
+    public RdmapOpcode lastSendOpcode;
+    public int lastSendInvalidateStag;
     public IwarpProtocolException failure;
 
     /** Connects to {@code remote} and sends the MPA Request (CRC32C asked for when {@code crc}). */
@@ -71,8 +74,13 @@ public final class IwarpClient implements AutoCloseable {
     }
 
     public void send(byte[] payload) throws IOException {
+        send(payload, false, 0);
+    }
+
+    /** A Send with the Solicited Event bit or not, with Invalidate of {@code invalidateStag} unless it is 0. */
+    public void send(byte[] payload, boolean solicited, int invalidateStag) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(engine.length(RdmapOpcode.SEND, payload.length));
-        engine.send(b, ByteBuffer.wrap(payload), 0, payload.length, false, 0);
+        engine.send(b, ByteBuffer.wrap(payload), 0, payload.length, solicited, invalidateStag);
         write(b.flip());
     }
 
@@ -206,6 +214,8 @@ public final class IwarpClient implements AutoCloseable {
         public boolean send(DdpSegment s) {
             collect(current, s);
             if (s.last()) {
+                lastSendOpcode = s.opcode();
+                lastSendInvalidateStag = s.invalidateStag();
                 received.add(current.toByteArray());
                 current.reset();
             }

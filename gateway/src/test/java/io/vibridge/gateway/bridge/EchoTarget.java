@@ -42,7 +42,7 @@ import java.util.zip.CRC32C;
 /**
  * A minimal InfiniBand-side service for the gateway's tests, written against the verbs SPI only:
  * listens on the iwarp Service ID of {@code port}, accepts with a HelloReply, echoes every SEND
- * (FlowC 0 or 1, immediate data kept) and exposes one remotely writable and readable region for
+ * (FlowC 0 or 1, immediate data, Invalidate and Solicited Event kept) and exposes one remotely writable and readable region for
  * the client's RDMA Writes and Reads. Mode {@code reject} answers every REQ with REJ. All its work
  * runs on one thread.
  */
@@ -63,6 +63,8 @@ final class EchoTarget implements AutoCloseable {
     final AtomicLong flooded = new AtomicLong();
     final AtomicLong received = new AtomicLong();
     final AtomicLong writesWithImm = new AtomicLong();
+    /** SENDs with Invalidate received (each echoed as one, with the same key). */
+    final AtomicInteger invalidates = new AtomicInteger();
     final AtomicInteger connections = new AtomicInteger();
     final AtomicInteger disconnects = new AtomicInteger();
     /** CUTS commands received; each waits for {@link #cutsGate} (if set) before its SEND and WRITE. */
@@ -236,7 +238,7 @@ final class EchoTarget implements AutoCloseable {
                 CRC32C crc = new CRC32C();
                 crc.update(rdma.buffer().duplicate().position(0).limit(wc.byteLength));
                 mr.buffer().putLong(s2 * recvSize + channel.headroom(), crc.getValue());
-                pending.add(new int[] {s2, 8, 0, 0});
+                pending.add(new int[] {s2, 8, 0, 0, 0});
                 flush();
                 return;
             }
@@ -257,7 +259,7 @@ final class EchoTarget implements AutoCloseable {
                 case WRITE_WITH_IMMEDIATE -> {
                     writesWithImm.incrementAndGet();
                     // answered with an empty Send carrying the same immediate (as the demo target's echo-ack-writes mode does)
-                    pending.add(new int[] {slot, 0, 1, wc.immediate});
+                    pending.add(new int[] {slot, 0, 1, wc.immediate, 0});
                     flush();
                     return;
                 }
@@ -299,7 +301,7 @@ final class EchoTarget implements AutoCloseable {
                 for (int i = 0; i < len; i++) {
                     rdma.buffer().put(i, (byte) (i * 31 + 7));
                 }
-                pending.add(new int[] {slot, n, 0, 0});
+                pending.add(new int[] {slot, n, 0, 0, 0});
                 flush();
                 if (!pending.isEmpty()) {
                     throw new IllegalStateException("CUTS: no credit for the echo SEND");
@@ -320,15 +322,21 @@ final class EchoTarget implements AutoCloseable {
                 qp.postSend(swr);
                 return; // answered with the CRC-32C of what was read when the READ completed
             }
-            // echoed from its own slot; the receive is reposted when the echo completed
-            pending.add(new int[] {slot, n, wc.hasImmediate ? 1 : 0, wc.immediate});
+            // echoed from its own slot, of the same kind (immediate, Invalidate of the same key, Solicited Event);
+            // the receive is reposted when the echo completed
+            if (wc.hasInvalidate) {
+                invalidates.incrementAndGet();
+            }
+            pending.add(new int[] {slot, n, wc.hasInvalidate ? 2 : wc.hasImmediate ? 1 : 0,
+                    wc.hasInvalidate ? wc.invalidatedRkey : wc.immediate, wc.solicited ? 1 : 0});
             flush();
         }
 
         void flush() {
             while (!pending.isEmpty() && channel.canSend()) {
-                int[] p = pending.poll();
-                channel.send(p[0], mr, p[0] * recvSize + channel.headroom(), p[1], p[2] != 0, p[3]);
+                int[] p = pending.poll(); // {slot, length, 0 plain | 1 immediate | 2 invalidate, immediate or key, solicited}
+                WrOpcode op = p[2] == 2 ? WrOpcode.SEND_WITH_INV : p[2] == 1 ? WrOpcode.SEND_WITH_IMM : WrOpcode.SEND;
+                channel.send(p[0], mr, p[0] * recvSize + channel.headroom(), p[1], op, p[3], p[4] != 0);
             }
             channel.maybeSendCreditUpdate();
         }

@@ -104,6 +104,43 @@ class IwarpBridgeTest {
         }
     }
 
+    @ParameterizedTest(name = "FlowC {0}, solicited {1}")
+    @CsvSource({"0, false", "0, true", "1, false", "1, true"})
+    void sendWithInvalidateCrossesBothWaysWithItsKey(int flowc, boolean solicited) throws Exception {
+        // IWARP-MAPPING §3: Send with Invalidate <-> SEND with Invalidate, the STag passed through as the R_Key;
+        // the target echoes what it got as a SEND with Invalidate of the same key (EchoTarget)
+        double in = invalidates("client_to_target");
+        double out = invalidates("target_to_client");
+        int seen = target.invalidates.get();
+        try (var c = new IwarpClient(port(flowc), false).awaitEstablished(T)) {
+            for (int size : new int[] {0, 64, 1443, 65536}) {
+                byte[] m = new byte[size];
+                new Random(size).nextBytes(m);
+                if (size > 0) {
+                    m[0] = 9; // never one of the target's command words
+                }
+                int stag = 0x5A5A_0100 + size;
+                c.send(m, solicited, stag);
+                assertThat(c.awaitSend(T)).as("%d bytes", size).isEqualTo(m);
+                assertThat(c.lastSendOpcode).isEqualTo(solicited ? RdmapOpcode.SEND_SE_INVALIDATE
+                        : RdmapOpcode.SEND_INVALIDATE);
+                assertThat(c.lastSendInvalidateStag).isEqualTo(stag);
+            }
+            // a plain Send stays plain
+            c.send(new byte[] {9, 1});
+            c.awaitSend(T);
+            assertThat(c.lastSendOpcode).isEqualTo(RdmapOpcode.SEND);
+        }
+        assertThat(target.invalidates.get()).isEqualTo(seen + 4);
+        assertThat(invalidates("client_to_target")).isEqualTo(in + 4);
+        assertThat(invalidates("target_to_client")).isEqualTo(out + 4);
+    }
+
+    private static double invalidates(String direction) {
+        return gateway.registry().get("vibridge.send.invalidate").tag("encapsulation", "iwarp")
+                .tag("direction", direction).counter().count();
+    }
+
     @ParameterizedTest(name = "FlowC {0}")
     @CsvSource({"0", "1"})
     void readsLongerThanAStagingSlotAreSplitAndAnsweredAsOneReadResponse(int flowc) throws Exception {

@@ -153,11 +153,11 @@ class TargetOrderTest {
         targetSendQueued();
         early.forward();
         early.beforeTargetMessage();
-        early.targetMessage(new TargetOp.Send(3, 0, 8, false, 0));
+        early.targetMessage(new TargetOp.Send(3, 0, 8));
         assertThat(posted).isEmpty();
         early.accept();
         assertThat(posted).containsExactly("rdma", "send@3");
-        early.targetMessage(new TargetOp.Send(4, 0, 8, false, 0));
+        early.targetMessage(new TargetOp.Send(4, 0, 8));
         assertThat(posted).containsExactly("rdma", "send@3", "send@4");
     }
 }

@@ -293,8 +293,8 @@ class TargetSideTest {
         }
 
         @Override
-        public void targetMessage(int slot, int offset, int length, boolean hasImmediate, int immediate) {
-            events.add("message " + slot + " @" + offset + " +" + length);
+        public void targetMessage(TargetOp.Send send) {
+            events.add("message " + send.slot() + " @" + send.offset() + " +" + send.length());
         }
 
         @Override

@@ -63,6 +63,8 @@ public final class IwarpFrontEnd implements FrontEnd {
 
     /** Largest client Send the target can take (its receive size, less the FlowC 0 header). */
     private int maxSend;
+    /** Whether the gateway's side posts SENDs with Invalidate. */
+    private boolean sendWithInvalidate;
     /** The client Send being gathered, or -1. */
     private int curSend = -1;
     /** The client RDMA Write being gathered (contiguous segments to one STag), or -1. */
@@ -223,6 +225,7 @@ public final class IwarpFrontEnd implements FrontEnd {
     @Override
     public boolean targetAccepted(TargetTerms terms) {
         StagingSlots slots = host.slots();
+        sendWithInvalidate = terms.sendWithInvalidate();
         maxSend = (int) Math.min(slots.payloadCapacity(),
                 terms.targetReceiveSize() - (terms.flowC0() ? StagingSlots.HEADROOM : 0));
         // IRD: the client's Read Requests this side takes at once = the READs the target accepts; ORD: the
@@ -283,13 +286,18 @@ public final class IwarpFrontEnd implements FrontEnd {
         int l = curSend;
         slots.place(l, mo, s.buffer(), s.payloadOffset(), n);
         if (s.last()) {
-            if (s.opcode().invalidates()) {
+            boolean invalidates = s.opcode().invalidates();
+            if (invalidates && !sendWithInvalidate) {
                 throw new IwarpProtocolException(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "Opcode", s.payloadOffset(),
-                        "Send with Invalidate is not bridged (IWARP-MAPPING \"Not bridged\")");
+                        "Send with Invalidate: the gateway's verbs provider cannot post SEND with Invalidate");
             }
             curSend = -1;
-            slots.ended(l, mo + n, false, 0);
+            // IWARP-MAPPING §3: the Solicited Event bit kept; the STag to invalidate is the target's R_Key
+            slots.endedSend(l, mo + n, s.opcode().solicited(), invalidates, s.invalidateStag());
             metrics.message(Direction.CLIENT_TO_TARGET, Operation.SEND, mo + n);
+            if (invalidates) {
+                metrics.sendInvalidate(ClientProtocol.IWARP, Direction.CLIENT_TO_TARGET);
+            }
             host.stage(l);
         }
         return true;

@@ -4,6 +4,7 @@ import io.vibridge.gateway.bridge.FrontEnd.Host;
 import io.vibridge.gateway.bridge.StagingSlots;
 import io.vibridge.gateway.bridge.TargetOp;
 import io.vibridge.gateway.bridge.client.ClientSocket;
+import io.vibridge.gateway.metrics.ClientProtocol;
 import io.vibridge.gateway.metrics.Direction;
 import io.vibridge.gateway.metrics.GatewayMetrics;
 import io.vibridge.gateway.metrics.Operation;
@@ -63,11 +64,16 @@ final class RdmaOutput {
                 && !socket.writeQueueFull()) {
             switch (o) {
                 case TargetOp.Send m -> {
+                    // IWARP-MAPPING §3: SEND (with Solicited Event, with Invalidate) -> Send of the same kind;
+                    // the R_Key to invalidate is the client's STag, passed through
                     ByteBuffer dst = socket.reserve(engine.length(RdmapOpcode.SEND, m.length()));
                     engine.send(dst, slots.buffer(m.slot()), slots.slotOffset(m.slot()) + m.offset(),
-                            m.length(), false, 0);
+                            m.length(), m.solicited(), m.invalidates() ? m.invalidateKey() : 0);
                     socket.commit(dst);
                     metrics.message(Direction.TARGET_TO_CLIENT, Operation.SEND, m.length());
+                    if (m.invalidates()) {
+                        metrics.sendInvalidate(ClientProtocol.IWARP, Direction.TARGET_TO_CLIENT);
+                    }
                     host.delivered(m.slot());
                 }
                 case TargetOp.Read r -> {

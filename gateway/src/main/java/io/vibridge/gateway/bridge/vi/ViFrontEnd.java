@@ -7,6 +7,7 @@ import io.vibridge.gateway.bridge.TargetOp;
 import io.vibridge.gateway.bridge.client.ClientSocket;
 import io.vibridge.gateway.log.ConnectionLogger;
 import io.vibridge.gateway.metrics.ClientProtocol;
+import io.vibridge.gateway.metrics.Direction;
 import io.vibridge.gateway.metrics.RejectReason;
 import io.vibridge.vitcp.engine.BreakCause;
 import io.vibridge.vitcp.engine.ConnectFailure;
@@ -263,6 +264,10 @@ public final class ViFrontEnd implements FrontEnd {
                 r.finish(false);
             }
             return; // the client is gone: a SEND's slot stays unposted until teardown
+        }
+        if (op instanceof TargetOp.Send s && s.invalidates()) {
+            // VI has no remote invalidation (VIA memory handles are the client's to deregister): a plain Send
+            host.metrics().sendInvalidate(ClientProtocol.VITCP, Direction.TARGET_TO_CLIENT);
         }
         if (op instanceof TargetOp.Send s && s.length() > engine.negotiated().mtu()) {
             log.warn("conn {} target SEND of {} bytes exceeds the agreed MTU {}", host.id(), s.length(),

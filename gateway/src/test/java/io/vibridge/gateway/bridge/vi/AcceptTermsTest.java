@@ -21,7 +21,7 @@ class AcceptTermsTest {
 
     /** A FlowC 0 target's terms: its HelloReply's buffers and receive size. */
     private static FrontEnd.TargetTerms reply(int bufs, long receiveSize) {
-        return new FrontEnd.TargetTerms(bufs, receiveSize, true, 4, 4, new byte[0]);
+        return new FrontEnd.TargetTerms(bufs, receiveSize, true, 4, 4, new byte[0], true);
     }
 
     private static ConnectionHeader request(ReliabilityLevel level, long mtu) {
