@@ -12,7 +12,6 @@ import io.vibridge.gateway.log.ConnectionLogger;
 import io.vibridge.gateway.metrics.ClientProtocol;
 import io.vibridge.gateway.metrics.Direction;
 import io.vibridge.gateway.metrics.GatewayMetrics;
-import io.vibridge.gateway.metrics.Operation;
 import io.vibridge.gateway.metrics.RejectReason;
 import io.vibridge.iwarp.engine.IwarpConnection;
 import io.vibridge.iwarp.mpa.MpaFrame;
@@ -32,18 +31,17 @@ import org.slf4j.Logger;
 /**
  * The iWARP front end (Linux siw, Chelsio, irdma; cm-mapping/IWARP-MAPPING.md): the sans-I/O
  * {@link IwarpConnection} on the client's socket. MPA names no service: the listener's port and the
- * client's address choose the route. The MPA Reply waits for the target's REP; a refusal is an MPA
- * Reject whose private data says why (RFC 6581 §5).
+ * client's address choose the route. The MPA Request's private data goes into the CM REQ; the MPA Reply
+ * waits for the target's REP and carries its private data; a refusal is an MPA Reject whose private data is
+ * the target application's or says why (RFC 6581 §5, IWARP-MAPPING §2).
  * <ul>
- *   <li>client Send -> a staging slot -> InfiniBand SEND (posted once whole);</li>
- *   <li>client RDMA Write -> its contiguous segments gathered in a slot -> RDMA WRITE with STag/TO as
- *       R_Key/VA;</li>
- *   <li>client Read Request -> RDMA READ into a slot -> Read Response, in request order;</li>
+ *   <li>client Sends, RDMA Writes and Read Requests -> staging slots -> SEND, RDMA WRITE, RDMA READ
+ *       ({@link ClientMessages});</li>
  *   <li>target SEND -> Send; target RDMA WRITE (per packet) -> RDMA Write; target RDMA READ -> Read
- *       Request into a sink STag of the engine's -> the Read Response answers the READ.</li>
+ *       Request into a sink STag of the engine's -> the Read Response answers the READ ({@link RdmaOutput}).</li>
  * </ul>
- * What goes to the client ({@link RdmaOutput}) leaves in the order the target issued it, each message
- * laid out whole, so nothing interleaves.
+ * What goes to the client leaves in the order the target issued it, each message laid out whole, so nothing
+ * interleaves.
  */
 public final class IwarpFrontEnd implements FrontEnd {
     private final GatewayConfig.IwarpListener listener;
@@ -61,24 +59,10 @@ public final class IwarpFrontEnd implements FrontEnd {
     /** Why the stream terminated (a Terminate either way, a protocol error). */
     private String endReason;
 
-    /** Largest client Send the target can take (its receive size, less the FlowC 0 header). */
-    private int maxSend;
-    /** Whether the gateway's side posts SENDs with Invalidate. */
-    private boolean sendWithInvalidate;
-    /** The client Send being gathered, or -1. */
-    private int curSend = -1;
-    /** The client RDMA Write being gathered (contiguous segments to one STag), or -1. */
-    private int curWrite = -1;
+    /** The client's messages, staged for the target. */
+    private ClientMessages toTarget;
     /** Read Responses and the target's operations, on their way to the client. */
     private RdmaOutput output;
-    /**
-     * A client Read Request longer than a staging slot, read from the target in slot-sized READs as slots come
-     * free; the client's next message waits until every part is staged (IBA 9.5: nothing overtakes it).
-     */
-    private long splitAddress;
-    private int splitKey;
-    /** Bytes of the split Read not yet staged as READs (0: none is being split). */
-    private long splitRemaining;
 
     /** A stream on {@code listener}'s port. */
     public IwarpFrontEnd(GatewayConfig.IwarpListener listener) {
@@ -93,7 +77,8 @@ public final class IwarpFrontEnd implements FrontEnd {
         this.route = listener.routeFor(h.clientAddress()); // MPA names no service: the port and the client choose
         GatewayConfig.Iwarp iw = h.config().iwarp();
         this.engine = new IwarpConnection(iw.crcRequired(), iw.maxFpdu(), new Handler());
-        this.output = new RdmaOutput(h, engine, this::freeSlot);
+        this.toTarget = new ClientMessages(h, () -> closing);
+        this.output = new RdmaOutput(h, engine, toTarget::freeSlot);
     }
 
     @Override
@@ -143,21 +128,7 @@ public final class IwarpFrontEnd implements FrontEnd {
     @Override
     public void socketClosed() {
         // the connection drains: IWARP-MAPPING "Disconnects", the client's FIN becomes a DREQ
-        dropUnfinished();
-    }
-
-    /** A Send or RDMA Write the stream ended inside was never staged: its slot goes back (the drain waits for it). */
-    private void dropUnfinished() {
-        if (curSend >= 0) {
-            int l = curSend;
-            curSend = -1;
-            freeSlot(l);
-        }
-        if (curWrite >= 0) {
-            int l = curWrite;
-            curWrite = -1;
-            freeSlot(l);
-        }
+        toTarget.dropUnfinished();
     }
 
     // ================================================================================ setup
@@ -225,9 +196,8 @@ public final class IwarpFrontEnd implements FrontEnd {
     @Override
     public boolean targetAccepted(TargetTerms terms) {
         StagingSlots slots = host.slots();
-        sendWithInvalidate = terms.sendWithInvalidate();
-        maxSend = (int) Math.min(slots.payloadCapacity(),
-                terms.targetReceiveSize() - (terms.flowC0() ? StagingSlots.HEADROOM : 0));
+        toTarget.accepted((int) Math.min(slots.payloadCapacity(),
+                terms.targetReceiveSize() - (terms.flowC0() ? StagingSlots.HEADROOM : 0)), terms.sendWithInvalidate());
         // IRD: the client's Read Requests this side takes at once = the READs the target accepts; ORD: the
         // gateway's Read Requests = the READs the target issues (IWARP-MAPPING "Read depths")
         MpaSettings s = engine.accept(terms.readsIn(), terms.readsOut(), terms.privateData());
@@ -266,132 +236,9 @@ public final class IwarpFrontEnd implements FrontEnd {
         }
     }
 
-    // ================================================================================ client -> target
-
-    private boolean clientSend(DdpSegment s) {
-        StagingSlots slots = host.slots();
-        int n = s.payloadLength();
-        int mo = s.messageOffset();
-        if (curSend < 0) {
-            if (!admitSlot()) {
-                return false;
-            }
-            curSend = slots.takeAdmitted();
-            slots.beginSend(curSend, 0);
-        }
-        if ((long) mo + n > maxSend) {
-            throw new IwarpProtocolException(TerminateCode.DDP_UNTAGGED_TOO_LONG, "Message Offset", s.payloadOffset(),
-                    "a Send longer than the " + maxSend + " bytes the target takes");
-        }
-        int l = curSend;
-        slots.place(l, mo, s.buffer(), s.payloadOffset(), n);
-        if (s.last()) {
-            boolean invalidates = s.opcode().invalidates();
-            if (invalidates && !sendWithInvalidate) {
-                throw new IwarpProtocolException(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "Opcode", s.payloadOffset(),
-                        "Send with Invalidate: the gateway's verbs provider cannot post SEND with Invalidate");
-            }
-            curSend = -1;
-            // IWARP-MAPPING §3: the Solicited Event bit kept; the STag to invalidate is the target's R_Key
-            slots.endedSend(l, mo + n, s.opcode().solicited(), invalidates, s.invalidateStag());
-            metrics.message(Direction.CLIENT_TO_TARGET, Operation.SEND, mo + n);
-            if (invalidates) {
-                metrics.sendInvalidate(ClientProtocol.IWARP, Direction.CLIENT_TO_TARGET);
-            }
-            host.stage(l);
-        }
-        return true;
-    }
-
-    /** Contiguous Write segments to one STag gather in one slot: one RDMA WRITE per message or full slot. */
-    private boolean clientWrite(DdpSegment s) {
-        StagingSlots slots = host.slots();
-        int n = s.payloadLength();
-        int l = curWrite;
-        if (l >= 0 && (slots.remoteKey(l) != s.stag() || slots.remoteAddress(l) + slots.length(l) != s.taggedOffset()
-                || slots.length(l) + n > slots.payloadCapacity())) {
-            flushWrite();
-            l = -1;
-        }
-        if (l < 0) {
-            if (!admitSlot()) {
-                return false;
-            }
-            l = slots.takeAdmitted();
-            curWrite = l;
-            slots.beginWrite(l, 0, s.taggedOffset(), s.stag(), 0);
-        }
-        slots.append(l, s.buffer(), s.payloadOffset(), n);
-        if (s.last()) {
-            flushWrite();
-        }
-        return true;
-    }
-
-    private void flushWrite() {
-        int l = curWrite;
-        curWrite = -1;
-        metrics.message(Direction.CLIENT_TO_TARGET, Operation.RDMA_WRITE, host.slots().length(l));
-        host.stage(l);
-    }
-
-    /**
-     * A client Read Request: one RDMA READ into a staging slot, or, longer than a slot, slot-sized READs whose
-     * Read Response parts go out in order as one message (IWARP-MAPPING §3).
-     */
-    private boolean clientReadRequest(ReadRequest r) {
-        if (r.sizeUnsigned() > Integer.MAX_VALUE) {
-            // IBA 9.4.3: an RC message is at most 2^31 bytes
-            throw new IwarpProtocolException(TerminateCode.RDMAP_UNSPECIFIED, "RDMA Read Message Size", 0,
-                    "a Read of " + r.sizeUnsigned() + " bytes; InfiniBand reads at most 2 GiB - 1 in one READ");
-        }
-        if (!admitSlot()) {
-            return false;
-        }
-        metrics.message(Direction.CLIENT_TO_TARGET, Operation.RDMA_READ, r.size());
-        splitAddress = r.sourceOffset();
-        splitKey = r.sourceStag();
-        splitRemaining = r.size();
-        stageReadParts(true);
-        if (r.size() == 0) {
-            host.pump(); // answered without an InfiniBand READ
-        }
-        return true;
-    }
-
-    /** Stages the split Read's next parts while slots are free ({@code admitted}: one is already). */
-    private void stageReadParts(boolean admitted) {
-        StagingSlots slots = host.slots();
-        do {
-            if (!admitted && !host.admit()) {
-                return;
-            }
-            admitted = false;
-            int l = slots.takeAdmitted();
-            int n = (int) Math.min(splitRemaining, slots.payloadCapacity());
-            slots.beginRead(l, 0, splitAddress, splitKey, n);
-            splitAddress += n;
-            splitRemaining -= n;
-            host.stage(l);
-        } while (splitRemaining > 0);
-    }
-
-    private boolean admitSlot() {
-        return !closing && splitRemaining == 0 && host.admit();
-    }
-
-    /** A client slot's InfiniBand work is over: the slot goes back, to a split Read's next part first. */
-    private void freeSlot(int l) {
-        host.slots().free(l);
-        if (splitRemaining > 0 && !closing) {
-            stageReadParts(false);
-        }
-        host.slotFreed();
-    }
-
     @Override
     public void clientOpDone(int slot) {
-        freeSlot(slot);
+        toTarget.freeSlot(slot);
     }
 
     @Override
@@ -401,7 +248,7 @@ public final class IwarpFrontEnd implements FrontEnd {
 
     @Override
     public void clientOpEnded(int slot) {
-        freeSlot(slot);
+        toTarget.freeSlot(slot);
     }
 
     @Override
@@ -467,17 +314,17 @@ public final class IwarpFrontEnd implements FrontEnd {
 
         @Override
         public boolean send(DdpSegment segment) {
-            return clientSend(segment);
+            return toTarget.send(segment);
         }
 
         @Override
         public boolean write(DdpSegment segment) {
-            return clientWrite(segment);
+            return toTarget.write(segment);
         }
 
         @Override
         public boolean readRequest(ReadRequest request) {
-            return clientReadRequest(request);
+            return toTarget.readRequest(request);
         }
 
         @Override
@@ -488,7 +335,7 @@ public final class IwarpFrontEnd implements FrontEnd {
         @Override
         public void terminated(Terminate t) {
             endReason = "client Terminate " + (t.code() == null ? t : t.code().description());
-            dropUnfinished();
+            toTarget.dropUnfinished();
             log.info("conn {} client sent Terminate {}", host.id(), t);
         }
 
@@ -497,7 +344,7 @@ public final class IwarpFrontEnd implements FrontEnd {
             if (endReason == null) {
                 endReason = "protocol error: " + cause.getMessage();
             }
-            dropUnfinished();
+            toTarget.dropUnfinished();
             if (host.phase() != Phase.AWAITING_REQUEST) {
                 log.warn("conn {} {}:{} {}", host.id(), host.clientAddress().getHostAddress(), host.clientPort(),
                         endReason);
