@@ -23,8 +23,9 @@ SUITE=bookworm
 # The guest's packages. udev comes in anyway (initramfs-tools needs it); it also loads the
 # RDMA modules rdma-core's rules ask for. /dev/infiniband/* nodes come from devtmpfs.
 # tcpdump and ethtool: captures of siw's traffic on the guest's lo (siw to siw in one guest).
+# nvme-cli and fio: the NVMe over Fabrics cases (guest/vibridge-nvmeof: nvme-rdma host, fio verify).
 PACKAGES=(linux-image-amd64 rdma-core ibverbs-utils rdmacm-utils perftest iproute2 kmod
-          systemd-sysv socat procps tcpdump ethtool)
+          systemd-sysv socat procps tcpdump ethtool nvme-cli fio)
 KEEP_IMAGES=${VIBRIDGE_INTEROP_KEEP_IMAGES:-3}
 
 FORCE=0
@@ -305,6 +306,7 @@ cp -a "$BASE" "$T"
 rm -f "$T/.complete"
 install -m 0755 "$HERE/guest/vibridge-boot" "$T/usr/local/sbin/vibridge-boot"
 install -m 0755 "$HERE/guest/vibridge-agent-handler" "$T/usr/local/sbin/vibridge-agent-handler"
+install -m 0755 "$HERE/guest/vibridge-nvmeof" "$T/usr/local/sbin/vibridge-nvmeof"
 install -m 0644 "$HERE/guest/vibridge-boot.service" "$T/etc/systemd/system/vibridge-boot.service"
 install -m 0644 "$HERE/guest/vibridge-agent.service" "$T/etc/systemd/system/vibridge-agent.service"
 mkdir -p "$T/etc/systemd/system/multi-user.target.wants"
