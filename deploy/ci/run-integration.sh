@@ -4,14 +4,14 @@
 #
 #   deploy/ci/run-integration.sh prepare   # Docker engine (+compose, buildx), vibridge/jre-base:25,
 #                                          # vibridge/prometheus:local; prints what it has
-#   deploy/ci/run-integration.sh smoke     # after `mvn verify`: the compose system (offline override)
+#   deploy/ci/run-integration.sh smoke     # after `mvn install`: the compose system (offline override)
 #                                          # up, `vibridge ping` (both framings) and a short `vibridge perf`
 #                                          # through it, down
 #   deploy/ci/run-integration.sh cleanup   # removes what tests left: containers and networks labelled
 #                                          # org.testcontainers=true, the compose project "vibridge"
-#   deploy/ci/run-integration.sh all       # prepare, ./mvnw -B -ntp verify (CI=true), smoke, cleanup
+#   deploy/ci/run-integration.sh all       # prepare, README's test commands (CI=true), smoke, cleanup
 #
-# `mvn verify` itself builds vibridge/gateway:local (module gateway, pre-integration-test) and runs
+# `mvn install` (verify and on) builds vibridge/gateway:local (module gateway, pre-integration-test) and runs
 # the Failsafe ITs against it; with CI=true they fail instead of skipping when Docker is missing.
 # Environment: JAVA_HOME (JDK 25, for smoke's ping/perf), SMOKE_PORT (host port of VI/TCP, 7470),
 # SMOKE_RDMATCP_PORT (host port of VI/TCP in seed-004 frames, 7471),
@@ -81,7 +81,7 @@ case "${1:-}" in
   all)
     prepare
     trap cleanup EXIT
-    (cd "$repo" && CI=true ./mvnw -B -ntp verify)
+    (cd "$repo" && CI=true ./mvnw -B -ntp install && CI=true ./mvnw -B -ntp -nsu -f examples/testcontainers/pom.xml verify)
     smoke
     ;;
   *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
